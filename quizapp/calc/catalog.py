@@ -1,0 +1,149 @@
+"""The shipped catalogs: real model configs addressed by Hugging Face id, and GPUs.
+
+Both load from files inside the package (``data/``), never from the network.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from functools import cache
+from importlib import resources
+
+from .errors import CalcError
+from .modelconfig import ModelConfig, parse_config
+
+DATA = resources.files("quizapp.calc") / "data"
+
+
+def _model_id(filename: str) -> str:
+    return filename.removesuffix(".json").replace("--", "/", 1)
+
+
+@cache
+def _sources() -> dict[str, str]:
+    """file name -> its source, from the table in data/models/SOURCES.md."""
+    text = (DATA / "models" / "SOURCES.md").read_text(encoding="utf-8")
+    sources = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 3 and cells[0].endswith(".json"):
+            sources[cells[0]] = f"{cells[1]} ({cells[2]})"
+    return sources
+
+
+@cache
+def model_files() -> dict[str, str]:
+    """Hugging Face id -> file name, for every shipped config."""
+    return {
+        _model_id(entry.name): entry.name
+        for entry in (DATA / "models").iterdir()
+        if entry.name.endswith(".json")
+    }
+
+
+def model_ids() -> list[str]:
+    return sorted(model_files(), key=str.lower)
+
+
+def _find_id(model_id: str) -> str | None:
+    files = model_files()
+    if model_id in files:
+        return model_id
+    folded = {k.lower(): k for k in files}
+    return folded.get(model_id.strip().lower())
+
+
+def closest_models(model_id: str, n: int = 3) -> list[str]:
+    ids = model_ids()
+    by_lower = {i.lower(): i for i in ids}
+    names = difflib.get_close_matches(model_id.lower(), list(by_lower), n=n, cutoff=0.0)
+    return [by_lower[name] for name in names]
+
+
+def unknown_model_error(model_id: str, field: str = "model") -> CalcError:
+    hints = ", ".join(closest_models(model_id))
+    return CalcError(f"unknown model {model_id!r}; closest catalog ids: {hints}", field)
+
+
+@cache
+def raw_model_config(model_id: str) -> dict:
+    found = _find_id(model_id)
+    if found is None:
+        raise unknown_model_error(model_id)
+    return json.loads((DATA / "models" / model_files()[found]).read_text(encoding="utf-8"))
+
+
+@cache
+def load_model(model_id: str) -> ModelConfig:
+    found = _find_id(model_id)
+    if found is None:
+        raise unknown_model_error(model_id)
+    return parse_config(raw_model_config(found), name=found)
+
+
+def canonical_model_id(model_id: str) -> str:
+    found = _find_id(model_id)
+    if found is None:
+        raise unknown_model_error(model_id)
+    return found
+
+
+def model_entries() -> list[dict]:
+    """The catalog as the API lists it."""
+    entries = []
+    for model_id in model_ids():
+        model = load_model(model_id)
+        entries.append({
+            "id": model_id,
+            "model_type": model.model_type,
+            "num_hidden_layers": model.num_layers,
+            "num_key_value_heads": model.num_kv_heads,
+            "head_dim": model.head_dim,
+            "attention": describe_attention(model),
+            "max_position_embeddings": model.max_position_embeddings,
+            "source": _sources().get(model_files()[model_id], ""),
+        })
+    return entries
+
+
+def describe_attention(model: ModelConfig) -> str:
+    if model.is_mla:
+        return "MLA"
+    parts = []
+    for kind, label in (("full_attention", "full"), ("sliding_attention", "sliding"),
+                        ("linear_attention", "linear")):
+        if model.count(kind):
+            parts.append(f"{model.count(kind)} {label}")
+    heads = ("MHA" if model.num_kv_heads == model.num_attention_heads
+             else "MQA" if model.num_kv_heads == 1 else "GQA")
+    return f"{heads}, " + " + ".join(parts)
+
+
+@cache
+def _gpus() -> dict[str, dict]:
+    data = json.loads((DATA / "gpus.json").read_text(encoding="utf-8"))
+    return {gpu["id"]: gpu for gpu in data["gpus"]}
+
+
+def gpu_entries() -> list[dict]:
+    return list(_gpus().values())
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower().removeprefix("nvidia"))
+
+
+def load_gpu(name: str) -> dict:
+    gpus = _gpus()
+    if name in gpus:
+        return gpus[name]
+    by_norm = {}
+    for gpu in gpus.values():
+        by_norm[_norm(gpu["id"])] = gpu
+        by_norm[_norm(gpu["name"])] = gpu
+    if _norm(name) in by_norm:
+        return by_norm[_norm(name)]
+    hints = ", ".join(difflib.get_close_matches(name, list(gpus), n=3, cutoff=0.0))
+    raise CalcError(f"unknown GPU {name!r}; closest catalog GPUs: {hints}", "gpu")

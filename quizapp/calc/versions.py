@@ -1,0 +1,64 @@
+"""Where vLLM's KV-sizing behaviour changed between releases (docs/research/vllm-kv.md §9).
+
+The calculator follows the current release unless a scenario names another one, so an
+old startup log can be reproduced from the release that printed it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import CalcError
+
+CURRENT = "0.33"
+# Releases whose source was read for the research note; anything in between follows the
+# nearest rule below it.
+KNOWN = ("0.11", "0.14", "0.18", "0.20", "0.22", "0.24", "0.28", "0.33")
+
+
+@dataclass(frozen=True)
+class VllmRules:
+    version: str
+    # "GPU KV cache size" = int(conc × max_model_len) from 0.22; before, (blocks // groups) × block.
+    tokens_from_concurrency: bool
+    # Sliding windows keep max_concurrent_batches × max_num_batched_tokens in flight from
+    # 0.28 (2 batches with async scheduling, the default); before, one batch.
+    in_flight_batches: int
+    # Hybrid group size: max bucket when max < 1.5 × min, from 0.28; before, the min bucket.
+    group_size_prefers_max: bool
+    default_gpu_memory_utilization: float
+    # Requested memory = ceil(total × utilization) from 0.14; before, the float product.
+    ceil_requested_memory: bool
+    # The "enough memory for one request" check keeps one block back for the null block.
+    reserve_null_block_in_check: bool
+    # The refusal text names the device from 0.14 on.
+    device_in_refusal: bool
+    # The two pool lines are printed as one from 0.28.
+    one_log_line: bool
+
+
+def parse_version(text: str) -> tuple[int, int]:
+    match = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?(?:\S*)", str(text).strip())
+    if not match:
+        raise CalcError(f"vllm_version {text!r} is not a version such as 0.11 or {CURRENT}", "vllm_version")
+    return int(match[1]), int(match[2])
+
+
+def rules_for(version: str | None) -> VllmRules:
+    version = version or CURRENT
+    v = parse_version(version)
+    if v < (0, 11):
+        raise CalcError(f"vllm_version {version} predates the V1 engine; the calculator covers 0.11 and later",
+                        "vllm_version")
+    return VllmRules(
+        version=f"{v[0]}.{v[1]}",
+        tokens_from_concurrency=v >= (0, 22),
+        in_flight_batches=2 if v >= (0, 28) else 1,
+        group_size_prefers_max=v >= (0, 28),
+        default_gpu_memory_utilization=0.92 if v >= (0, 20) else 0.9,
+        ceil_requested_memory=v >= (0, 14),
+        reserve_null_block_in_check=v >= (0, 28),
+        device_in_refusal=v >= (0, 14),
+        one_log_line=v >= (0, 28),
+    )

@@ -1,0 +1,155 @@
+"""The ``quizapp`` command: serve the app, run the calculator, check cards."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .calc import FIELDS, CalcError, calculate
+
+# The calculator's flags, in the order `quizapp calc --help` lists them.
+ORDER = ("model", "config", "kv_bytes_per_token", "kv_cache_dtype", "tensor_parallel_size", "block_size",
+         "max_model_len", "pool_tokens", "kv_cache_memory_bytes", "gpu", "gpu_memory_utilization",
+         "prompt_tokens", "output_tokens")
+
+
+def fail(message: str, code: int = 2):
+    click.echo(f"quizapp: error: {message}", err=True)
+    sys.exit(code)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="quizapp")
+def cli():
+    """quizapp: interview and training quizzes on LLM inference, with live numbers."""
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--db", "db_path", default=None, help="SQLite file (default: instance/quizapp.sqlite)")
+@click.option("--questions", "questions_dir", default=None, help="folder of question cards (default: questions/)")
+@click.option("--workers", default=2, show_default=True, type=int, help="worker processes")
+@click.option("--threads", default=4, show_default=True, type=int, help="threads per worker")
+@click.option("--dev", is_flag=True, help="Flask's reloading development server instead of gunicorn")
+def serve(host, port, db_path, questions_dir, workers, threads, dev):
+    """Serve the app (gunicorn, several workers) on HOST:PORT."""
+    from . import create_app
+
+    overrides = {}
+    if db_path:
+        overrides["DATABASE"] = str(Path(db_path).resolve())
+    if questions_dir:
+        overrides["QUESTIONS_DIR"] = str(Path(questions_dir).resolve())
+    app = create_app(overrides or None)
+    if overrides:
+        app.config.update(overrides)
+    click.echo(f"quizapp serving on http://{host}:{port}/ (database {app.config['DATABASE']})")
+    if dev:
+        app.run(host=host, port=port, debug=True)
+        return
+    from .server import run_gunicorn
+
+    run_gunicorn(app, host, port, workers, threads)
+
+
+def _calc_options(command):
+    by_name = {f.name: f for f in FIELDS}
+    names = list(ORDER) + [f.name for f in FIELDS if f.name not in ORDER]
+    for name in reversed(names):
+        field = by_name[name]
+        flag = "--" + name.replace("_", "-")
+        if field.kind == "bool":
+            command = click.option(flag, name, is_flag=True, default=None, help=field.help)(command)
+        elif name == "config":
+            command = click.option(flag, name, metavar="PATH", help="a Hugging Face config.json file")(command)
+        else:
+            extra = ("--kv-cache-memory",) if name == "kv_cache_memory_bytes" else ()
+            command = click.option(flag, *extra, name, metavar=_metavar(field), help=field.help)(command)
+    return command
+
+
+def _metavar(field) -> str:
+    if field.kind == "choice":
+        return "|".join(map(str, field.choices))
+    return {"int": "N", "bytes": "BYTES", "float": "F", "str": "TEXT"}.get(field.kind, "VALUE")
+
+
+@cli.command()
+@_calc_options
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def calc(as_json, **options):
+    """Size vLLM's KV cache for a model and a pool, with the arithmetic shown.
+
+    Give the model as --model (a catalog id), --config (a config.json) or
+    --kv-bytes-per-token (a measured figure), and the pool as --pool-tokens,
+    --kv-cache-memory-bytes or --gpu with --gpu-memory-utilization.
+    """
+    data = {k: v for k, v in options.items() if v is not None}
+    if "config" in data:
+        data["config"] = _read_config(data["config"])
+    try:
+        result = calculate(data)
+    except CalcError as error:
+        fail(f"{error.message}" + (f" [{error.field}]" if error.field else ""))
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_table(result))
+
+
+def _read_config(path: str) -> dict:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        fail(f"cannot read config {path}: {error.strerror}")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        fail(f"{path}:{error.lineno}: config is not valid JSON: {error.msg}")
+
+
+def render_table(result) -> str:
+    summary = result.layout_summary()
+    lines = [f"{summary['model']} · {summary['attention']} · KV {summary['kv_dtype']} · vLLM {result.rules.version}",
+             ""]
+    width = max(len(name) for name in result.values)
+    for name, quantity in result.values.items():
+        if name == "log_line":
+            continue
+        text = quantity.text or str(quantity.value)
+        lines.append(f"{name:<{width}}  {text:>14}  {quantity.derivation}")
+    if "log_line" in result.values:
+        lines += ["", "vLLM would log:", *("  " + line for line in result["log_line"].splitlines())]
+    for check in result.checks:
+        if not check["ok"]:
+            lines += ["", f"vLLM refuses to start ({check['check']}):", "  " + check["message"]]
+    if result.notes:
+        lines += ["", "Notes:", *(f"  - {note}" for note in result.notes)]
+    return "\n".join(lines)
+
+
+# click 8.2 renamed NoArgsIsHelp; either way it is a usage "error" that should print help.
+NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", None) or getattr(
+    click.exceptions, "NoArgsIsHelp", click.UsageError)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: usage errors are one line and exit 2, like the calculator's own errors."""
+    try:
+        cli.main(args=argv, prog_name="quizapp", standalone_mode=False)
+    except NO_ARGS_IS_HELP as error:
+        click.echo(error.ctx.get_help() if error.ctx else error.format_message())
+        sys.exit(0)
+    except click.UsageError as error:
+        fail(error.format_message())
+    except click.ClickException as error:
+        fail(error.format_message(), error.exit_code)
+    except click.exceptions.Abort:
+        fail("aborted", 1)
+
+if __name__ == "__main__":
+    main()
