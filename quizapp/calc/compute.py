@@ -26,6 +26,7 @@ from .inputs import Inputs, parse_inputs
 from .layout import Layout, build_layout, uniform_layout
 from .modelconfig import ModelConfig, parse_config
 from .versions import VllmRules, rules_for
+from .weights import count_parameters, weights_bytes
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,41 @@ class Result:
         }
 
 
+# Every value the calculator can derive, with what it means. Cards may use any of these
+# names; AUTHORING.md documents each one (a test holds the two together).
+VALUES = {
+    "num_layers": "attention layers of the model (without draft layers)",
+    "num_kv_heads": "KV heads in the config (num_key_value_heads)",
+    "head_size": "head size of one KV head (MLA: kv_lora_rank + qk_rope_head_dim)",
+    "kv_dtype": "the KV cache dtype after 'auto' is resolved, e.g. bfloat16",
+    "kv_dtype_bytes": "bytes per cached value in that dtype",
+    "kv_bytes_per_token": "KV bytes per token per rank, as the pool charges it",
+    "kv_bytes_per_token_all_layers": "bytes per token if every layer kept every token (hybrid models)",
+    "state_bytes_per_request": "linear-attention (mamba) state per request, whatever its length",
+    "bytes_per_block": "bytes of one block id across the layers of a group",
+    "block_size": "tokens per block, when vLLM raises it for a hybrid model",
+    "max_model_len": "the model's max_position_embeddings, when max_model_len is not given",
+    "max_num_batched_tokens": "tokens per scheduler step (sliding-window models)",
+    "in_flight_tokens": "tokens a sliding window keeps beyond its size (batches in flight × batched tokens)",
+    "total_memory_bytes": "the GPU's total memory",
+    "gpu_memory_utilization": "the fraction of the GPU vLLM may use",
+    "requested_memory_bytes": "total × gpu_memory_utilization, as vLLM requests it",
+    "gpu_memory_utilization_ceiling": "the largest gpu_memory_utilization that starts with the given free memory",
+    "weights_bytes": "weights per GPU, counted from the config",
+    "num_parameters": "parameters counted from the config",
+    "num_blocks": "KV blocks in the pool",
+    "kv_cache_memory_bytes": "KV pool in bytes",
+    "pool_tokens": "the pool as vLLM logs it: 'GPU KV cache size: N tokens'",
+    "pool_tokens_plain": "pool bytes ÷ bytes per token, without whole blocks",
+    "max_concurrency": "the 'Maximum concurrency' figure vLLM logs (a number; its text is '2.94x')",
+    "log_line": "the startup log line(s) with the pool and the concurrency",
+    "tokens_per_user": "prompt_tokens + output_tokens",
+    "blocks_per_user": "blocks one user holds",
+    "users_fit": "users of tokens_per_user that fit, in whole blocks, without the null block",
+    "user_concurrency": "concurrency vLLM would log if max_model_len were tokens_per_user",
+    "max_model_len_estimate": "the longest request the KV memory fits (vLLM's estimate)",
+}
+
 # Keys the JSON result always carries (null when the scenario does not determine them).
 ALWAYS_PRESENT = ("kv_bytes_per_token", "num_blocks", "pool_tokens", "kv_cache_memory_bytes", "max_concurrency",
                   "tokens_per_user", "users_fit")
@@ -103,6 +139,7 @@ def calculate(data: dict[str, Any] | Inputs) -> Result:
         layout = uniform_layout(inputs.kv_bytes_per_token)
     plan = plan_blocks(layout, inputs.block_size, rules, inputs.disable_hybrid_kv_cache_manager)
     result = Result(inputs, model, layout, plan, rules, notes=list(layout.notes))
+    _layout_values(result)
     _kv_bytes(result)
     max_model_len = _max_model_len(result)
     in_flight = _in_flight(result)
@@ -133,6 +170,31 @@ def _refuse_model_only_inputs(inputs: Inputs) -> None:
         name = "kv_cache_dtype" if inputs.kv_cache_dtype != "auto" else "tensor_parallel_size"
         raise CalcError(f"{name} changes the bytes per token, so it needs a model or config; a measured "
                         "kv_bytes_per_token is already per rank in its own dtype", name)
+
+
+def _layout_values(result: Result) -> None:
+    """The config facts a card quotes ("36 layers, 8 KV heads, a head size of 128")."""
+    layout, model = result.layout, result.model
+    if model is None:
+        return
+    source = f"from {layout.model}'s config.json"
+    layers = len(layout.attention_layers) - layout.draft_layers
+    result.add("num_layers", layers, "layers", str(layers), f"{layers} attention layers ({source})")
+    result.add("num_kv_heads", model.num_kv_heads, "heads", str(model.num_kv_heads),
+               f"num_key_value_heads {model.num_kv_heads} ({source}); {layout.kv_heads_per_rank} per rank")
+    result.add("head_size", layout.head_size, "", str(layout.head_size),
+               f"head size {layout.head_size} ({source})")
+    result.add("kv_dtype", layout.kv_dtype, "", layout.kv_dtype, f"kv_cache_dtype {layout.kv_cache_dtype} → "
+               f"{layout.kv_dtype}")
+    result.add("kv_dtype_bytes", layout.kv_dtype_bytes, "B", f"{layout.kv_dtype_bytes} B",
+               f"{layout.kv_dtype}: {layout.kv_dtype_bytes} byte(s) per value")
+    try:
+        params = count_parameters(model)
+    except CalcError as error:
+        # A config may size the KV cache and still lack what the weights count needs.
+        result.notes.append(f"parameters not counted: {error.message}")
+        return
+    result.add("num_parameters", params.total, "parameters", f"{params.total / 1e9:.2f} B", params.derivation)
 
 
 def _kv_bytes(result: Result) -> None:
@@ -355,8 +417,6 @@ def _weights(result: Result) -> tuple[int, str]:
     if result.model is None:
         raise CalcError("a pool from the GPU budget needs weights_bytes when there is no model config",
                         "weights_bytes")
-    from .weights import weights_bytes
-
     weights = weights_bytes(result.model, inputs.weights_dtype, inputs.tensor_parallel_size)
     result.add("weights_bytes", weights.bytes, "B", fmt.gib(weights.bytes), weights.derivation)
     return weights.bytes, f"{weights.dtype}, counted from the config"
