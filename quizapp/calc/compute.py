@@ -385,7 +385,8 @@ def _pool(result: Result, max_model_len: int | None, in_flight: int) -> None:
         result.add("max_concurrency", conc, "x", fmt.conc(conc),
                    f"{blocks:,} blocks ÷ {blocks_per_request_text(plan, max_model_len, in_flight)} blocks per "
                    f"{max_model_len:,}-token request = {conc:.4f} → \"{fmt.conc(conc)}\"")
-        result.add("log_line", _log_line(tokens, max_model_len, conc, rules), "", "", "as vLLM prints it")
+        result.add("log_line", _log_line(tokens, max_model_len, conc, rules), "", "",
+                   f"the pool and concurrency lines as vLLM {rules.version} prints them")
 
 
 def _pool_memory(result: Result) -> tuple[int | None, str]:

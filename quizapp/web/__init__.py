@@ -11,9 +11,11 @@ def wants_json() -> bool:
 
 
 def register(app: Flask) -> None:
-    from . import api
+    from . import api, author, practice
 
     app.register_blueprint(api.bp)
+    app.register_blueprint(practice.bp)
+    app.register_blueprint(author.bp)
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException):

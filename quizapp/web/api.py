@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, abort, jsonify, request
 
 from ..calc import CalcError, calculate, gpu_entries, model_entries
+from ..cards import overrides_from_query, resolve_scenario
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -34,3 +35,22 @@ def models():
 @bp.get("/gpus")
 def gpus():
     return jsonify({"gpus": gpu_entries()})
+
+
+@bp.get("/cards/<card_id>/values")
+def card_values(card_id):
+    """Every value the card's scenario computes (for authors and tests; pages never use it)."""
+    from .practice import bank
+
+    card = bank().get(card_id)
+    if card is None:
+        abort(404, description=f"There is no card {card_id!r} in the question bank.")
+    variant = request.args.get("variant", "").strip()
+    if variant and (not variant.isdigit() or int(variant) >= len(card.variants)):
+        raise CalcError(f"variant must be a number from 0 to {len(card.variants) - 1}", "variant")
+    scenario = resolve_scenario(card, int(variant) if variant else None, overrides_from_query(request.args))
+    data = scenario.result.to_json()
+    data["card"] = card.id
+    data["variant"] = card.variants[scenario.variant].name if scenario.variant is not None else None
+    data["held"] = scenario.held
+    return jsonify(data)

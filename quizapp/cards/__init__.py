@@ -1,0 +1,10 @@
+"""The card format: parse a Markdown card, check it, render one stage of it for a scenario."""
+
+from .bank import Bank, load_bank
+from .card import Card, load_card
+from .diagnostics import CardError, Diagnostic
+from .scenario import Scenario, overrides_from_query, resolve_scenario
+from .visibility import CardView, card_view
+
+__all__ = ["Bank", "Card", "CardError", "CardView", "Diagnostic", "Scenario", "card_view", "load_bank",
+           "load_card", "overrides_from_query", "resolve_scenario"]

@@ -1,0 +1,86 @@
+"""The question bank: every card in a folder, reloaded when a file changes.
+
+A card that fails to load is left out and reported with its file and line; the rest serve.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .card import Card, load_card
+from .diagnostics import CardError, Diagnostic
+
+log = logging.getLogger("quizapp.cards")
+
+
+@dataclass
+class Bank:
+    folder: Path
+    cards: dict[str, Card] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    _stamp: tuple = ()
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def refresh(self) -> "Bank":
+        """Reload when any card file was added, removed or changed since the last look."""
+        stamp = _stamp(self.folder)
+        if stamp == self._stamp:
+            return self
+        with self._lock:
+            if stamp != self._stamp:
+                self.cards, self.diagnostics = _load_folder(self.folder, self.cards)
+                self._stamp = stamp
+                for diagnostic in self.diagnostics:
+                    log.warning("%s", diagnostic)
+        return self
+
+    def get(self, card_id: str) -> Card | None:
+        return self.cards.get(card_id)
+
+    def sorted_cards(self) -> list[Card]:
+        return sorted(self.cards.values(), key=lambda c: c.title.lower())
+
+
+def _display_path(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)
+
+
+def _stamp(folder: Path) -> tuple:
+    try:
+        return tuple(sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in folder.glob("*.md")))
+    except OSError:
+        return ()
+
+
+def _load_folder(folder: Path, previous: dict[str, Card]) -> tuple[dict[str, Card], list[Diagnostic]]:
+    cards: dict[str, Card] = {}
+    diagnostics: list[Diagnostic] = []
+    by_path = {card.path: card for card in previous.values()}
+    for path in sorted(folder.glob("*.md")):
+        shown = _display_path(path)
+        old = by_path.get(shown)
+        try:
+            card = old if old and old.mtime == path.stat().st_mtime else load_card(path, shown)
+        except CardError as error:
+            diagnostics.append(error.diagnostic)
+            continue
+        except OSError as error:
+            diagnostics.append(Diagnostic(shown, 1, "error", f"cannot read: {error.strerror}"))
+            continue
+        if card.id in cards:
+            diagnostics.append(Diagnostic(shown, card.line_of("id"), "error",
+                                          f"id {card.id!r} is already used by {cards[card.id].path}"))
+            continue
+        cards[card.id] = card
+    return cards, diagnostics
+
+
+def load_bank(folder) -> Bank:
+    return Bank(Path(folder)).refresh()

@@ -1,0 +1,118 @@
+"""Render one piece of a card for a scenario: Jinja2 → Markdown → HTML → nh3.
+
+Rendered HTML is cached by (file version, scenario, piece): a card is compiled once per
+file version and each scenario is computed once.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+
+import markdown
+import nh3
+from jinja2 import TemplateError
+
+from ..calc import CalcError, fmt
+from .diagnostics import CardError, Diagnostic
+
+ALLOWED_TAGS = {"p", "a", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote", "h3", "h4", "h5",
+                "table", "thead", "tbody", "tr", "th", "td", "br", "hr", "span", "sub", "sup"}
+ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "span": {"class", "title"}, "th": {"align"}, "td": {"align"}}
+CACHE_LIMIT = 4096
+
+
+@dataclass(frozen=True)
+class Rendered:
+    html: str
+    names: frozenset[str]  # card names the piece used
+    others: tuple[tuple[str, str, str], ...]  # calc() calls: (label, value name, derivation)
+
+
+def sanitize(html: str) -> str:
+    """Only the tags Markdown produces survive: an author's <script> never reaches a browser."""
+    return nh3.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, url_schemes={"http", "https"},
+                     link_rel="noopener noreferrer")
+
+
+def to_html(text: str, inline: bool) -> str:
+    html = markdown.markdown(text, extensions=["fenced_code", "tables", "sane_lists"])
+    if inline and html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
+        html = html[3:-4]
+    return sanitize(html)
+
+
+def render_piece(card, key: str, scenario, label: str = "this scenario") -> Rendered:
+    cache_key = (card.mtime, scenario.key, key)
+    cached = card.render_cache.get(cache_key)
+    if cached is not None:
+        return cached
+    piece = card.pieces[key]
+    others: list[tuple[str, str, str]] = []
+    context = scenario.context()
+    context["calc"] = _calc_function(scenario, others)
+    name = f"{card.path}#{key}"
+    try:
+        text = card.env.get_template(name).render(context)
+    except (TemplateError, CalcError, TypeError, ValueError, ArithmeticError) as error:
+        raise CardError(Diagnostic(card.path, _error_line(error, name, piece.line), "error",
+                                   f"{label}: {_describe(error)}")) from None
+    rendered = Rendered(to_html(text, piece.inline), piece.names, tuple(others))
+    if len(card.render_cache) >= CACHE_LIMIT:
+        card.render_cache.clear()
+    card.render_cache[cache_key] = rendered
+    return rendered
+
+
+class CalcValues:
+    """What calc(...) returns: another scenario's values, read as attributes.
+
+    Each value read is recorded, so the calculator panel can show its derivation too.
+    """
+
+    def __init__(self, result, label: str, record: list):
+        self._result, self._label, self._record = result, label, record
+
+    def __getattr__(self, name: str):
+        quantity = self._result.values.get(name)
+        if quantity is None:
+            raise AttributeError(f"calc({self._label}) has no value {name!r}")
+        self._record.append((self._label, name, quantity.derivation))
+        return quantity.value
+
+
+def _calc_function(scenario, record: list):
+    from ..calc import parse_inputs
+    from .scenario import compute
+
+    def calc(**changes):
+        # Another model in the same scenario: the pool keeps its bytes, as when a reader switches.
+        base = {k: v for k, v in scenario.inputs.given().items() if k != "pool_tokens"}
+        if "kv_cache_memory_bytes" in scenario.result.values:
+            base["kv_cache_memory_bytes"] = scenario.result["kv_cache_memory_bytes"]
+        if any(k in changes for k in ("pool_tokens", "gpu")):
+            base.pop("kv_cache_memory_bytes", None)
+        _, result = compute(parse_inputs({**base, **changes}))
+        return CalcValues(result, ", ".join(f"{k}={v}" for k, v in changes.items()), record)
+
+    return calc
+
+
+def _error_line(error: Exception, name: str, first_line: int) -> int:
+    lineno = getattr(error, "lineno", None)
+    if lineno is None:
+        frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == name]
+        lineno = frames[-1].lineno if frames else 1
+    return first_line + lineno - 1
+
+
+def _describe(error: Exception) -> str:
+    if isinstance(error, CalcError):
+        return f"calc(): {error.message}"
+    message = getattr(error, "message", None) or str(error)
+    if "is undefined" in message:
+        return f"{message} in this scenario (the calculator does not derive it here)"
+    return message
+
+
+__all__ = ["Rendered", "render_piece", "sanitize", "to_html", "fmt"]

@@ -1,0 +1,76 @@
+"""What a reader may see of a card: the one function every page, fragment and JSON goes through.
+
+The question is always visible. A stage's text is rendered only once it is revealed, so
+an unrevealed stage is in no response at all (not hidden, absent).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..calc.compute import VALUES
+from .render import render_piece
+
+
+@dataclass
+class StageView:
+    name: str
+    label: str  # the reveal button's words
+    revealed: bool
+    html: str | None = None  # only when revealed
+    level: str | None = None  # follow-ups
+    level_label: str | None = None
+    question_html: str | None = None  # a follow-up's question, once the full answer is out
+    items: list[tuple[str, str]] = field(default_factory=list)  # wrong answers: (answer, why)
+
+
+@dataclass
+class CardView:
+    card: object
+    scenario: object
+    question_html: str
+    stages: list[StageView]
+    derivations: list[dict]  # for values that revealed stages use
+
+    def stage(self, name: str) -> StageView | None:
+        return next((s for s in self.stages if s.name == name), None)
+
+
+def card_view(card, scenario, revealed: set[str]) -> CardView:
+    """The card as this reader may see it, with ``revealed`` stages rendered and nothing else."""
+    used_names: set[str] = set()
+    others: list[tuple[str, str, str]] = []
+    question = render_piece(card, "question", scenario)
+    stages = []
+    follow_ups = {f"followup-{f.number}": f for f in card.follow_ups}
+    for stage in card.stages:
+        view = StageView(stage.name, stage.label, stage.name in revealed)
+        follow_up = follow_ups.get(stage.name)
+        if follow_up:
+            view.level, view.level_label = follow_up.level, follow_up.label
+            if view.revealed or "full" in revealed:
+                view.question_html = render_piece(card, follow_up.question, scenario).html
+        if view.revealed:
+            rendered = [render_piece(card, key, scenario) for key in stage.pieces]
+            for piece in rendered:
+                used_names |= piece.names
+                others.extend(piece.others)
+            if stage.name == "wrong":
+                view.items = [(rendered[i].html, rendered[i + 1].html) for i in range(0, len(rendered), 2)]
+            else:
+                view.html = "".join(piece.html for piece in rendered)
+        stages.append(view)
+    return CardView(card, scenario, question.html, stages, _derivations(scenario, used_names, others))
+
+
+def _derivations(scenario, names: set[str], others) -> list[dict]:
+    values = scenario.result.values
+    rows = [{"name": name, "label": name, "text": values[name].text or str(values[name].value),
+             "derivation": values[name].derivation}
+            for name in VALUES if name in names and name in values]
+    seen = set()
+    for label, name, derivation in others:
+        if (label, name) not in seen:
+            seen.add((label, name))
+            rows.append({"name": name, "label": f"{name} ({label})", "text": "", "derivation": derivation})
+    return rows

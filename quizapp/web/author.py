@@ -1,0 +1,25 @@
+"""Pages for course authors: what is broken in the bank, and a preview of each card."""
+
+from __future__ import annotations
+
+from flask import Blueprint, render_template
+
+from .practice import bank, get_card, page_context, scenario_from_request
+
+bp = Blueprint("author", __name__, url_prefix="/author")
+
+
+@bp.get("/")
+def index():
+    the_bank = bank()
+    return render_template("author.html", cards=the_bank.sorted_cards(), diagnostics=the_bank.diagnostics,
+                           folder=str(the_bank.folder))
+
+
+@bp.get("/cards/<card_id>")
+def preview(card_id):
+    """The card as a reader sees it with every stage revealed (the reader's own state is untouched)."""
+    card = get_card(card_id)
+    scenario, error = scenario_from_request(card)
+    context = page_context(card, scenario, error, card.stage_names)
+    return render_template("card.html", preview=True, **context), (400 if error else 200)

@@ -1,0 +1,220 @@
+"""The candidate's pages: the question bank and a card with staged reveals and a live calculator.
+
+Every response that carries card text is built from ``card_view``: a stage that the reader
+has not revealed is not rendered, so its text is in no page, fragment or JSON.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from flask import Blueprint, abort, current_app, jsonify, render_template, request, session, url_for
+
+from ..calc import CalcError, gpu_entries, model_ids
+from ..calc.layout import KV_CACHE_DTYPES
+from ..cards import Bank, CardError, card_view, overrides_from_query, resolve_scenario
+
+bp = Blueprint("practice", __name__)
+
+
+def bank() -> Bank:
+    """The app's bank, reloaded when a card file changes."""
+    bank = current_app.extensions.get("quizapp.bank")
+    if bank is None:
+        bank = current_app.extensions["quizapp.bank"] = Bank(_questions_dir())
+    return bank.refresh()
+
+
+def _questions_dir():
+    from pathlib import Path
+
+    return Path(current_app.config["QUESTIONS_DIR"])
+
+
+def get_card(card_id: str):
+    card = bank().get(card_id)
+    if card is None:
+        abort(404, description=f"There is no card {card_id!r} in the question bank.")
+    return card
+
+
+# The reader's own state for a card (revealed stages, typed answer). It lives in the signed
+# session cookie until progress is stored in SQLite.
+def card_state(card_id: str) -> dict:
+    return session.get("cards", {}).get(card_id, {"revealed": [], "answer": ""})
+
+
+def save_card_state(card_id: str, state: dict) -> None:
+    cards = dict(session.get("cards", {}))
+    cards[card_id] = state
+    session["cards"] = cards
+
+
+@bp.get("/")
+def index():
+    role = request.args.get("role", "").strip()
+    tag = request.args.get("tag", "").strip()
+    query = request.args.get("q", "").strip()
+    the_bank = bank()
+    cards = the_bank.sorted_cards()
+    shown = [c for c in cards
+             if (not role or role in c.roles) and (not tag or tag in c.tags)
+             and (not query or all(word in c.search_text() for word in query.lower().split()))]
+    roles = sorted({r for c in cards for r in c.roles})
+    tags = sorted({t for c in cards for t in c.tags})
+    return render_template("bank.html", cards=shown, total=len(cards), roles=roles, tags=tags, role=role, tag=tag,
+                           query=query, broken=len(the_bank.diagnostics))
+
+
+def scenario_from_request(card):
+    """The scenario the URL asks for, or the card's own with the error that prevented it."""
+    variant = _variant_index(card)
+    try:
+        return resolve_scenario(card, variant, overrides_from_query(request.args)), None
+    except CalcError as error:
+        return resolve_scenario(card, None, {}), error
+
+
+def _variant_index(card) -> int | None:
+    raw = request.args.get("variant", "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) >= len(card.variants):
+        raise CalcError(f"variant must be a number from 0 to {len(card.variants) - 1}", "variant")
+    return int(raw)
+
+
+def page_context(card, scenario, error, revealed):
+    try:
+        view = card_view(card, scenario, set(revealed))
+    except CardError as failure:
+        # The reader's scenario computes but the card cannot use it (a value it needs is not
+        # derived there): say so, and show the card's own scenario.
+        current_app.logger.warning("%s", failure.diagnostic)
+        error = CalcError(f"this card cannot be shown for that scenario: {failure.diagnostic.message}", None)
+        scenario = resolve_scenario(card, None, {})
+        view = card_view(card, scenario, set(revealed))
+    query = urlencode(scenario.query())
+    next_variant = (0 if scenario.variant is None else scenario.variant + 1)
+    next_variant_url = (url_for("practice.card", card_id=card.id, variant=next_variant)
+                        if next_variant < len(card.variants) else url_for("practice.card", card_id=card.id))
+    return {
+        "card": card, "view": view, "scenario": scenario, "error": error, "query": query,
+        "models": model_ids(), "gpus": gpu_entries(), "kv_cache_dtypes": KV_CACHE_DTYPES,
+        "controls": controls(card, scenario), "next_variant_url": next_variant_url,
+        "variant_name": card.variants[scenario.variant].name if scenario.variant is not None else None,
+        "answer": card_state(card.id).get("answer", ""),
+    }
+
+
+def controls(card, scenario) -> list[dict]:
+    """The calculator inputs shown on the card, with their current values."""
+    inputs = scenario.inputs
+    values = scenario.result.values
+    rows = [
+        {"name": "model", "label": "Model", "kind": "select", "value": inputs.model, "options": model_ids()},
+        {"name": "kv_cache_dtype", "label": "KV cache dtype", "kind": "select", "value": inputs.kv_cache_dtype,
+         "options": list(KV_CACHE_DTYPES)},
+        {"name": "tensor_parallel_size", "label": "Tensor parallel size", "kind": "number",
+         "value": inputs.tensor_parallel_size},
+        {"name": "max_model_len", "label": "Max model length (tokens)", "kind": "number",
+         "value": inputs.max_model_len or (values["max_model_len"].value if "max_model_len" in values else "")},
+    ]
+    if "pool_tokens" in card.scenario:
+        rows.append({"name": "pool_tokens", "label": "Pool as logged by the card's setup (tokens)",
+                     "kind": "number", "value": _pool_tokens_control(card, scenario)})
+    elif inputs.kv_cache_memory_bytes is not None:
+        rows.append({"name": "kv_cache_memory_bytes", "label": "KV pool (bytes)", "kind": "text",
+                     "value": inputs.kv_cache_memory_bytes})
+    if inputs.gpu and "pool_tokens" not in card.scenario:
+        rows.append({"name": "gpu_memory_utilization", "label": "GPU memory utilization", "kind": "text",
+                     "value": inputs.gpu_memory_utilization or ""})
+    if inputs.prompt_tokens is not None:
+        rows.append({"name": "prompt_tokens", "label": "Prompt tokens per user", "kind": "number",
+                     "value": inputs.prompt_tokens})
+        rows.append({"name": "output_tokens", "label": "Output tokens per user", "kind": "number",
+                     "value": inputs.output_tokens or 0})
+    return rows
+
+
+def _pool_tokens_control(card, scenario):
+    # The control keeps the card's measured figure unless the reader typed another one, so
+    # submitting the form unchanged still means "the same memory as the card's setup".
+    return scenario.overrides.get("pool_tokens", card.scenario["pool_tokens"])
+
+
+@bp.get("/cards/<card_id>")
+def card(card_id):
+    card = get_card(card_id)
+    scenario, error = scenario_from_request(card)
+    context = page_context(card, scenario, error, card_state(card.id)["revealed"])
+    return render_template("card.html", **context), (400 if error else 200)
+
+
+@bp.post("/cards/<card_id>/reveal/<stage>")
+def reveal(card_id, stage):
+    card = get_card(card_id)
+    if card.stage(stage) is None:
+        abort(404, description=f"Card {card_id!r} has no stage {stage!r}; its stages are "
+                               f"{', '.join(card.stage_names)}.")
+    state = card_state(card.id)
+    revealed = list(dict.fromkeys([*state["revealed"], stage]))
+    answer = request.form.get("answer")
+    if answer is not None:
+        state = {**state, "answer": answer[:5000]}
+    save_card_state(card.id, {**state, "revealed": revealed})
+    scenario, error = scenario_from_request(card)
+    context = page_context(card, scenario, error, revealed)
+    if _wants_fragment():
+        return jsonify(fragment_json(context, focus=stage))
+    return render_template("card.html", focus=stage, **context), (400 if error else 200)
+
+
+@bp.post("/cards/<card_id>/reset")
+def reset(card_id):
+    """Hide every stage again: start the card over."""
+    card = get_card(card_id)
+    save_card_state(card.id, {"revealed": [], "answer": ""})
+    scenario, error = scenario_from_request(card)
+    return render_template("card.html", **page_context(card, scenario, error, [])), (400 if error else 200)
+
+
+@bp.get("/cards/<card_id>/fragment")
+def fragment(card_id):
+    """The revealed parts of the card for another scenario, for in-place recalculation."""
+    card = get_card(card_id)
+    scenario, error = scenario_from_request(card)
+    context = page_context(card, scenario, error, card_state(card.id)["revealed"])
+    return jsonify(fragment_json(context)), (400 if error else 200)
+
+
+def fragment_json(context: dict, focus: str | None = None) -> dict:
+    view = context["view"]
+    card = context["card"]
+    render = current_app.jinja_env.get_template("cards/_parts.html").module
+    return {
+        "url": url_for("practice.card", card_id=card.id) + (f"?{context['query']}" if context["query"] else ""),
+        "query": context["query"],
+        "question": view.question_html,
+        "stages": {s.name: render.stage(card, s, context["query"], context["answer"]) for s in view.stages},
+        "revealed": [s.name for s in view.stages if s.revealed],
+        "derivations": render.derivations(view),
+        "held": render.held(context["scenario"], context["variant_name"], context["next_variant_url"]),
+        "controls": render.controls(context["controls"], context["gpus"]),
+        "error": ({"error": context["error"].message, "field": context["error"].field}
+                  if context["error"] else None),
+        "focus": focus,
+        "announce": _announcement(context),
+    }
+
+
+def _announcement(context) -> str:
+    scenario = context["scenario"]
+    if context["error"]:
+        return f"Not recalculated: {context['error'].message}"
+    return f"Recalculated for {scenario.inputs.model or 'the card'}" + (
+        f", variant {context['variant_name']}" if context["variant_name"] else "") + "."
+
+
+def _wants_fragment() -> bool:
+    return request.accept_mimetypes.best == "application/json" or request.headers.get("X-Fragment") == "1"

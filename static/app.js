@@ -1,0 +1,151 @@
+// Progressive enhancement for card pages: reveal in place and recalculate live.
+// Every number comes from the server; this script only moves HTML it is given.
+(function () {
+  "use strict";
+  const page = document.querySelector(".card-page");
+  if (!page) return;
+  const cardId = page.dataset.card;
+  const announce = document.getElementById("announce");
+  const calcForm = document.getElementById("calc-form");
+
+  function scenarioQuery() {
+    const params = new URLSearchParams(new FormData(calcForm));
+    return params.toString();
+  }
+
+  function say(text) {
+    if (!announce) return;
+    announce.textContent = "";
+    window.setTimeout(() => { announce.textContent = text; }, 50);
+  }
+
+  function replaceOuter(id, html) {
+    const old = document.getElementById(id);
+    if (!old || html === undefined) return null;
+    const holder = document.createElement("div");
+    holder.innerHTML = html.trim();
+    const fresh = holder.firstElementChild;
+    if (!fresh) return null;
+    old.replaceWith(fresh);
+    return fresh;
+  }
+
+  function showError(error) {
+    const box = document.getElementById("scenario-error");
+    if (!box) return;
+    if (error) {
+      box.hidden = false;
+      box.textContent = "That scenario cannot be computed: " + error.error +
+        (error.field ? " (field " + error.field + ")" : "") + ".";
+    } else {
+      box.hidden = true;
+      box.textContent = "";
+    }
+  }
+
+  function apply(data, options) {
+    showError(data.error);
+    if (data.error && !options.force) {
+      say(data.announce);
+      return;
+    }
+    document.getElementById("question-text").innerHTML = data.question;
+    for (const [name, html] of Object.entries(data.stages)) {
+      const section = replaceOuter("stage-" + name, html);
+      if (section) bindReveal(section.querySelector("form.reveal"));
+    }
+    document.getElementById("derivations").innerHTML = data.derivations;
+    document.getElementById("held").innerHTML = data.held;
+    if (options.controls) document.getElementById("controls").innerHTML = data.controls;
+    if (data.url && window.history && window.history.replaceState) {
+      window.history.replaceState(null, "", data.url);
+    }
+    if (data.focus) {
+      const target = document.getElementById("content-" + data.focus);
+      if (target) target.focus();
+    }
+    say(data.announce);
+  }
+
+  async function fetchJSON(url, init) {
+    const response = await fetch(url, Object.assign({ headers: { Accept: "application/json" } }, init || {}));
+    const data = await response.json();
+    return data;
+  }
+
+  function bindReveal(form) {
+    if (!form || form.dataset.bound) return;
+    form.dataset.bound = "1";
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const action = form.getAttribute("action").split("?")[0] + "?" + scenarioQuery();
+      try {
+        const data = await fetchJSON(action, { method: "POST", body: new FormData(form) });
+        apply(data, { force: true });
+      } catch (err) {
+        form.submit();
+      }
+    });
+  }
+
+  let pending = null;
+  async function recalculate(query, options) {
+    const mine = (pending = Symbol());
+    try {
+      const data = await fetchJSON("/cards/" + encodeURIComponent(cardId) + "/fragment?" + query);
+      if (mine === pending) apply(data, options || {});
+    } catch (err) {
+      say("Could not reach the server to recalculate.");
+    }
+  }
+
+  document.querySelectorAll("form.reveal").forEach(bindReveal);
+
+  if (calcForm) {
+    let timer = null;
+    calcForm.addEventListener("change", () => recalculate(scenarioQuery()));
+    calcForm.addEventListener("input", (event) => {
+      if (event.target.tagName !== "INPUT") return;
+      window.clearTimeout(timer);
+      timer = window.setTimeout(() => recalculate(scenarioQuery()), 400);
+    });
+    calcForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      recalculate(scenarioQuery());
+    });
+  }
+
+  // Reset and Another variant replace the controls too: they change several inputs at once.
+  for (const id of ["reset-scenario", "next-variant"]) {
+    const link = document.getElementById(id);
+    if (!link) continue;
+    link.addEventListener("click", async (event) => {
+      event.preventDefault();
+      const url = new URL(link.href, window.location.href);
+      const variant = url.searchParams.get("variant");
+      const data = await fetchJSON("/cards/" + encodeURIComponent(cardId) + "/fragment?" + url.searchParams);
+      apply(data, { controls: true, force: true });
+      updateVariantLinks(variant);
+    });
+  }
+
+  function updateVariantLinks(variant) {
+    const hidden = calcForm.querySelector("input[name=variant]");
+    if (variant === null) {
+      if (hidden) hidden.remove();
+    } else {
+      const field = hidden || calcForm.appendChild(Object.assign(document.createElement("input"),
+        { type: "hidden", name: "variant" }));
+      field.value = variant;
+    }
+    const next = document.getElementById("next-variant");
+    if (next) {
+      const count = Number(next.dataset.count || "0");
+      const current = variant === null ? -1 : Number(variant);
+      const following = current + 1;
+      const url = new URL(next.href, window.location.href);
+      url.search = following < count ? "?variant=" + following : "";
+      next.href = url.pathname + url.search;
+    }
+  }
+})();
