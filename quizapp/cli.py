@@ -56,6 +56,46 @@ def serve(host, port, db_path, questions_dir, workers, threads, dev):
     run_gunicorn(app, host, port, workers, threads)
 
 
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+def check(paths):
+    """Check question cards: every error and warning as path:line: message.
+
+    PATHS are card files or folders (default: questions/). Exits 1 when a card has an error.
+    """
+    from .cards import CardError, load_card
+
+    files = []
+    for path in paths or (Path("questions"),):
+        if path.is_dir():
+            files += sorted(path.glob("*.md"))
+        elif path.exists():
+            files.append(path)
+        else:
+            fail(f"{path}: no such file or folder")
+    errors = warnings = 0
+    seen_ids: dict[str, str] = {}
+    for file in files:
+        try:
+            card = load_card(file, str(file))
+        except CardError as error:
+            errors += 1
+            click.echo(str(error.diagnostic))
+            continue
+        if card.id in seen_ids:
+            errors += 1
+            click.echo(f"{file}:{card.line_of('id')}: error: id {card.id!r} is already used by {seen_ids[card.id]}")
+            continue
+        seen_ids[card.id] = str(file)
+        for warning in card.warnings:
+            warnings += 1
+            click.echo(str(warning))
+    click.echo(f"{len(files)} card{'s' if len(files) != 1 else ''}: {errors} with errors, {warnings} warning"
+               f"{'s' if warnings != 1 else ''}", err=True)
+    if errors:
+        sys.exit(1)
+
+
 def _calc_options(command):
     by_name = {f.name: f for f in FIELDS}
     names = list(ORDER) + [f.name for f in FIELDS if f.name not in ORDER]

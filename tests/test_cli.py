@@ -74,3 +74,20 @@ def test_console_script_is_installed():
     out = subprocess.run([str(bin_dir / "quizapp"), *ISSUE_COMMAND, "--json"], capture_output=True, text=True,
                          check=True).stdout
     assert json.loads(out)["users_fit"] == 37
+
+
+def test_check_passes_on_the_shipped_bank(capsys):
+    code, out, err = run(capsys, "check", "questions")
+    assert code == 0
+    assert out == "" and "1 card: 0 with errors, 0 warnings" in err
+
+
+def test_check_reports_file_line_and_exits_1(capsys, tmp_path):
+    seed = Path("questions/kv-pool-users.md").read_text(encoding="utf-8")
+    broken = tmp_path / "broken.md"
+    broken.write_text(seed.replace("{{ kv_bytes_per_token | kib }}", "{{ kv_bytes | kib }}"), encoding="utf-8")
+    line = next(i for i, l in enumerate(broken.read_text().splitlines(), 1) if "kv_bytes |" in l)
+    code, out, _ = run(capsys, "check", str(broken))
+    assert code == 1
+    assert out.strip() == (f"{broken}:{line}: error: unknown value 'kv_bytes' "
+                           "(hint: did you mean 'kv_bytes_per_token'?)")

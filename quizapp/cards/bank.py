@@ -6,7 +6,6 @@ A card that fails to load is left out and reported with its file and line; the r
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,8 +45,9 @@ class Bank:
 
 
 def _display_path(path: Path) -> str:
+    """questions/x.md when the card is under the working folder, else the full path."""
     try:
-        return os.path.relpath(path)
+        return str(path.resolve().relative_to(Path.cwd()))
     except ValueError:
         return str(path)
 

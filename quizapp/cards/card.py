@@ -80,6 +80,7 @@ class Card:
     follow_ups: list[FollowUp]
     wrong_answers: list[tuple[str, str]]  # (wrong answer piece, why piece)
     key_lines: dict[str, int]
+    warnings: list[Diagnostic] = field(default_factory=list)
     env: object = field(repr=False, default=None)
     render_cache: dict = field(repr=False, default_factory=dict)
 
@@ -335,6 +336,7 @@ class _Builder:
         card.env = self.compile()
         card.pieces = self.pieces
         _check_renders(card)
+        card.warnings = literal_number_warnings(card)
         return card
 
 
@@ -374,3 +376,37 @@ def _check_renders(card: Card) -> None:
                                            f"{check['message']}"))
         for key in card.pieces:
             render_piece(card, key, scenario, label=label)
+
+
+EXPRESSION = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.S)
+LITERAL_NUMBER = re.compile(r"(?<![\w.,])\d+(?:,\d{3})*(?:\.\d+)?(?!\w|,\d|\.\d)")
+
+
+def literal_number_warnings(card: Card) -> list[Diagnostic]:
+    """A number typed into a card that the calculator produces for its scenario should be an
+    expression, or it will not follow the reader's scenario."""
+    from .scenario import resolve_scenario
+
+    scenario = resolve_scenario(card, None, {})
+    known: dict[float, str] = {}
+    for name, quantity in scenario.result.values.items():
+        for candidate in (quantity.value, _leading_number(quantity.text)):
+            if isinstance(candidate, (int, float)) and not isinstance(candidate, bool) and candidate >= 3:
+                known.setdefault(float(candidate), name)
+    warnings = []
+    for piece in card.pieces.values():
+        for offset, line in enumerate(piece.source.splitlines()):
+            for match in LITERAL_NUMBER.finditer(EXPRESSION.sub(" ", line)):
+                number = float(match[0].replace(",", ""))
+                if number in known:
+                    warnings.append(Diagnostic(
+                        card.path, piece.line + offset, "warning",
+                        f"literal {match[0]} is what the calculator computes for {known[number]!r}",
+                        f"write {{{{ {known[number]} }}}} so it follows the reader's scenario, or "
+                        f"{{{{ measured(\"...\") }}}} if it was measured"))
+    return warnings
+
+
+def _leading_number(text: str):
+    match = re.match(r"[\d,]+(?:\.\d+)?", text or "")
+    return float(match[0].replace(",", "")) if match else None

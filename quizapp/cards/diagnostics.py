@@ -36,5 +36,8 @@ class CardError(Exception):
 
 
 def did_you_mean(name: str, choices) -> str | None:
-    close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
+    """The likeliest intended name: one it abbreviates (kv_bytes → kv_bytes_per_token), else the closest."""
+    choices = list(choices)
+    extended = sorted((c for c in choices if c.startswith(name) and c != name), key=len)
+    close = extended[:1] or difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
     return f"did you mean {close[0]!r}?" if close else None

@@ -68,9 +68,8 @@ def index():
 
 def scenario_from_request(card):
     """The scenario the URL asks for, or the card's own with the error that prevented it."""
-    variant = _variant_index(card)
     try:
-        return resolve_scenario(card, variant, overrides_from_query(request.args)), None
+        return resolve_scenario(card, _variant_index(card), overrides_from_query(request.args)), None
     except CalcError as error:
         return resolve_scenario(card, None, {}), error
 

@@ -1,0 +1,45 @@
+"""The bank: broken cards are reported and skipped, the rest serve, edits are picked up."""
+
+import os
+
+from quizapp.cards import Bank
+
+from .conftest import GOOD_CARD
+
+
+def test_broken_card_is_listed_and_others_still_serve(write_card):
+    good = write_card()
+    write_card(GOOD_CARD.replace("id: tiny", "id: broken").replace("{{ users_fit }}", "{{ users_fitt }}"),
+               name="broken.md")
+    bank = Bank(good.parent).refresh()
+    assert list(bank.cards) == ["tiny"]
+    [diagnostic] = bank.diagnostics
+    assert diagnostic.path.endswith("broken.md")
+    assert diagnostic.line == 23  # the line of {{ users_fitt }}
+    assert "users_fitt" in diagnostic.message
+
+
+def test_duplicate_id_is_an_error_for_the_second_file(write_card):
+    write_card()
+    write_card(name="zz-copy.md")
+    bank = Bank(write_card().parent).refresh()
+    assert list(bank.cards) == ["tiny"]
+    assert "already used" in bank.diagnostics[0].message
+
+
+def test_edit_is_picked_up_by_modification_time(write_card):
+    path = write_card()
+    bank = Bank(path.parent).refresh()
+    first = bank.get("tiny")
+    assert bank.refresh().get("tiny") is first  # unchanged file: not parsed again
+    path.write_text(GOOD_CARD.replace("A tiny card", "A renamed card"), encoding="utf-8")
+    os.utime(path, (first.mtime + 5, first.mtime + 5))
+    assert bank.refresh().get("tiny").title == "A renamed card"
+
+
+def test_non_utf8_file_is_reported(write_card):
+    path = write_card()
+    (path.parent / "binary.md").write_bytes(b"\xff\xfe---\n")
+    bank = Bank(path.parent).refresh()
+    assert "tiny" in bank.cards
+    assert "not UTF-8" in bank.diagnostics[0].message

@@ -1,0 +1,200 @@
+"""The bank and card pages: staged reveals decided by the server, numbers live from the calculator."""
+
+import re
+
+import pytest
+
+SHORT_TEXT = "real users hold"
+FULL_TEXT = "Bytes for one token"
+CARD = "/cards/kv-pool-users"
+
+
+def text(response) -> str:
+    return response.get_data(as_text=True)
+
+
+def stage_html(page: str, stage: str) -> str:
+    match = re.search(rf'<div class="stage-content" id="content-{stage}"[^>]*>(.*?)</div>\s*</section>', page, re.S)
+    assert match, f"no stage {stage}"
+    return match.group(1)
+
+
+def reveal(client, stage, query="", **form):
+    return client.post(f"{CARD}/reveal/{stage}{query}", data=form)
+
+
+def test_bank_lists_the_card_with_roles_levels_and_tags(client):
+    page = text(client.get("/"))
+    assert "How many users fit in the KV pool" in page
+    assert "Inference Engineering" in page and "L2, L3" in page and "kv-cache" in page
+
+
+@pytest.mark.parametrize("query, shown", [
+    ("?role=Inference+Engineering", True), ("?role=Nobody", False), ("?tag=capacity", True),
+    ("?q=concurrency+manager", True), ("?q=quantum", False),
+])
+def test_bank_filters(client, query, shown):
+    assert ("How many users fit in the KV pool" in text(client.get("/" + query))) is shown
+
+
+def test_question_before_any_reveal(client):
+    page = text(client.get(CARD))
+    assert "8,192" in page and "2.94" in page
+    assert SHORT_TEXT not in page and FULL_TEXT not in page
+    assert "37 users" not in page and "144 KiB" not in page
+    assert page.count('aria-expanded="false"') == 8
+    # The panel shows inputs only before a stage is revealed: no derivation gives the answer away.
+    assert "users_fit" not in page and "blocks per user" not in page
+
+
+def test_reveal_short_without_javascript_returns_the_page(client):
+    response = reveal(client, "short", answer="about 37")
+    page = text(response)
+    assert response.status_code == 200
+    short = stage_html(page, "short")
+    assert "24,096" in short and "37" in short and SHORT_TEXT in short
+    assert FULL_TEXT not in page
+    assert "about 37" in short  # the typed answer is kept beside the answer
+    assert "users_fit" in page  # now the panel shows its arithmetic
+
+
+def test_reveal_full_shows_144_and_96_kib(client):
+    page = text(reveal(client, "full"))
+    full = stage_html(page, "full")
+    assert "144 KiB" in full and "96 KiB" in full
+    assert SHORT_TEXT not in page  # revealing full does not reveal short
+
+
+def test_reveals_accumulate_across_requests(client):
+    reveal(client, "short")
+    reveal(client, "wrong")
+    page = text(client.get(CARD))
+    assert SHORT_TEXT in page and "Divide the GPU memory by the model size." in page
+    assert FULL_TEXT not in page
+
+
+def test_reveal_as_fragment_json(client):
+    response = client.post(f"{CARD}/reveal/full", headers={"Accept": "application/json"})
+    data = response.get_json()
+    assert data["focus"] == "full" and data["revealed"] == ["full"]
+    assert "144 KiB" in data["stages"]["full"]
+    assert SHORT_TEXT not in str(data)
+    # Follow-up questions appear with the full answer; their answers stay out.
+    assert "What happens to a request" in data["stages"]["followup-1"]
+    assert "waits in the queue" not in str(data)
+
+
+def test_follow_up_answer_is_its_own_stage(client):
+    page = text(reveal(client, "followup-2"))
+    assert "fewer KV heads" in stage_html(page, "followup-2")
+    assert "waits in the queue" not in page
+
+
+def test_llama_says_128_kib_and_users_follow_the_same_pool_bytes(client):
+    query = "?model=meta-llama/Llama-3.1-8B-Instruct"
+    reveal(client, "short", query)
+    page = text(reveal(client, "full", query))
+    assert "128 KiB" in stage_html(page, "full")
+    short = stage_html(page, "short")
+    # 3,553,099,776 B (the L4 pool) ÷ 2,097,152 B per block = 1,694 blocks → 27,104 tokens, 42 users.
+    assert "27,104" in short and "42 users" in short
+    assert "keeps its 3.31 GiB" in page
+
+
+def test_fp8_says_72_kib(client):
+    page = text(reveal(client, "full", "?kv_cache_dtype=fp8"))
+    full = stage_html(page, "full")
+    assert "72 KiB" in full and "48 KiB" in full and "FP8" in full
+
+
+@pytest.mark.parametrize("query, old, stage", [
+    ("?max_model_len=4096", "8,192", "question"),
+    ("?max_model_len=4096", "2.94", "question"),
+    ("?model=Qwen/Qwen3-32B", "24,096", "short"),
+    ("?prompt_tokens=1024", "37", "short"),
+    ("?model=mistralai/Mistral-7B-Instruct-v0.3", "144 KiB", "full"),
+    ("?kv_cache_dtype=fp8", "96 KiB", "full"),
+])
+def test_every_number_changes_with_the_scenario(client, query, old, stage):
+    reveal(client, "short")
+    reveal(client, "full")
+    base = text(client.get(CARD))
+    changed = text(client.get(CARD + query))
+    def part(page):
+        if stage == "question":
+            return re.search(r'<div id="question-text">(.*?)</div>', page, re.S).group(1)
+        return stage_html(page, stage)
+    assert old in part(base)
+    assert old not in part(changed)
+
+
+def test_values_api_for_authors(client):
+    data = client.get("/api/cards/kv-pool-users/values?kv_cache_dtype=fp8").get_json()
+    assert data["kv_bytes_per_token"] == 73728 and data["users_fit"] == 75
+    assert client.get("/api/cards/kv-pool-users/values?variant=9").status_code == 400
+    assert client.get("/api/cards/nope/values").status_code == 404
+
+
+def test_variant_and_next_variant_link(client):
+    page = text(client.get(CARD + "?variant=1"))
+    assert "Qwen3-8B with an FP8 KV cache" in page
+    assert 'href="/cards/kv-pool-users?variant=2"' in page
+
+
+@pytest.mark.parametrize("query, field", [
+    ("?tensor_parallel_size=3", "tensor_parallel_size"),
+    ("?max_model_len=-1", "max_model_len"),
+    ("?model=%3Cscript%3Ealert(1)%3C/script%3E", "model"),
+    ("?pool_tokens=1e400", "pool_tokens"),
+    ("?variant=x", "variant"),
+])
+def test_bad_scenario_is_a_400_page_naming_the_field(client, query, field):
+    response = client.get(CARD + query)
+    page = text(response)
+    assert response.status_code == 400
+    assert f"<code>{field}</code>" in page
+    assert "<script>alert" not in page
+    assert "8,192" in page  # the card still shows, on its own scenario
+
+
+def test_unknown_card_and_stage_are_404_pages(client):
+    response = client.get("/cards/no-such-card")
+    assert response.status_code == 404 and "no-such-card" in text(response)
+    response = client.post(f"{CARD}/reveal/everything")
+    assert response.status_code == 404 and "short, full" in text(response)
+
+
+def test_reset_hides_the_answers_again(client):
+    reveal(client, "short")
+    page = text(client.post(f"{CARD}/reset"))
+    assert SHORT_TEXT not in page
+
+
+def test_broken_card_is_reported_and_the_bank_still_serves(tmp_path):
+    from pathlib import Path
+
+    from quizapp import create_app
+
+    folder = tmp_path / "questions"
+    folder.mkdir()
+    seed = Path("questions/kv-pool-users.md").read_text(encoding="utf-8")
+    (folder / "kv-pool-users.md").write_text(seed, encoding="utf-8")
+    broken = seed.replace("id: kv-pool-users", "id: broken").replace("{{ users_fit | commas }} users with",
+                                                                       "{{ users_fits | commas }} users with")
+    (folder / "broken.md").write_text(broken, encoding="utf-8")
+    client = create_app({"TESTING": True, "QUESTIONS_DIR": str(folder)}).test_client()
+    bank = text(client.get("/"))
+    assert "How many users fit in the KV pool" in bank and "1 card with errors" in bank
+    line = next(i for i, l in enumerate(broken.splitlines(), 1) if "users_fits" in l)
+    author = text(client.get("/author/"))
+    assert f"broken.md:{line}: error: unknown value &#39;users_fits&#39;" in author
+    assert client.get("/cards/kv-pool-users").status_code == 200
+    assert client.get("/cards/broken").status_code == 404
+
+
+def test_author_preview_shows_every_stage(client):
+    page = text(client.get("/author/cards/kv-pool-users"))
+    assert SHORT_TEXT in page and FULL_TEXT in page and "waits in the queue" in page
+    assert "vLLM 101" in page
+    # The preview does not reveal anything in the reader's own session.
+    assert SHORT_TEXT not in text(client.get(CARD))
