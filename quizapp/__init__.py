@@ -20,18 +20,33 @@ def create_app(test_config: dict | None = None) -> Flask:
         static_folder=str(ROOT / "static"),
     )
     app.config.from_mapping(
-        SECRET_KEY=os.environ.get("QUIZAPP_SECRET_KEY", "dev"),
         DATABASE=os.path.join(app.instance_path, "quizapp.sqlite"),
         QUESTIONS_DIR=str(ROOT / "questions"),
-        JSON_SORT_KEYS=False,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_HTTPONLY=True,
+        PERMANENT_SESSION_LIFETIME=60 * 60 * 24 * 400,
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
     else:
         app.config.from_mapping(test_config)
     os.makedirs(app.instance_path, exist_ok=True)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = os.environ.get("QUIZAPP_SECRET_KEY") or _instance_secret(app.instance_path)
 
     from .web import register
 
     register(app)
     return app
+
+
+def _instance_secret(instance_path: str) -> str:
+    """A random secret kept in instance/secret_key, made once, so cookies survive restarts."""
+    path = Path(instance_path) / "secret_key"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text(encoding="utf-8").strip()
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(os.urandom(32).hex())
+    return path.read_text(encoding="utf-8").strip()

@@ -79,7 +79,7 @@ def test_console_script_is_installed():
 def test_check_passes_on_the_shipped_bank(capsys):
     code, out, err = run(capsys, "check", "questions")
     assert code == 0
-    assert out == "" and "1 card: 0 with errors, 0 warnings" in err
+    assert out == "" and "cards: 0 with errors, 0 warnings" in err
 
 
 def test_check_reports_file_line_and_exits_1(capsys, tmp_path):

@@ -93,6 +93,7 @@ class Result:
 VALUES = {
     "num_layers": "attention layers of the model (without draft layers)",
     "num_kv_heads": "KV heads in the config (num_key_value_heads)",
+    "kv_heads_per_rank": "KV heads each tensor-parallel rank keeps (divided, or replicated when fewer than TP)",
     "head_size": "head size of one KV head (MLA: kv_lora_rank + qk_rope_head_dim)",
     "kv_dtype": "the KV cache dtype after 'auto' is resolved, e.g. bfloat16",
     "kv_dtype_bytes": "bytes per cached value in that dtype",
@@ -182,6 +183,10 @@ def _layout_values(result: Result) -> None:
     result.add("num_layers", layers, "layers", str(layers), f"{layers} attention layers ({source})")
     result.add("num_kv_heads", model.num_kv_heads, "heads", str(model.num_kv_heads),
                f"num_key_value_heads {model.num_kv_heads} ({source}); {layout.kv_heads_per_rank} per rank")
+    result.add("kv_heads_per_rank", layout.kv_heads_per_rank, "heads", str(layout.kv_heads_per_rank),
+               f"{model.num_kv_heads} KV heads ÷ TP {layout.tensor_parallel_size}"
+               f"{', at least 1 (replicated)' if model.num_kv_heads < layout.tensor_parallel_size else ''}"
+               f" = {layout.kv_heads_per_rank}" if not model.is_mla else "MLA: one latent head on every rank")
     result.add("head_size", layout.head_size, "", str(layout.head_size),
                f"head size {layout.head_size} ({source})")
     result.add("kv_dtype", layout.kv_dtype, "", layout.kv_dtype, f"kv_cache_dtype {layout.kv_cache_dtype} → "

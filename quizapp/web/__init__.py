@@ -11,9 +11,11 @@ def wants_json() -> bool:
 
 
 def register(app: Flask) -> None:
-    from . import api, author, practice
+    from . import api, author, learner, practice, storage
 
+    storage.init_app(app)
     app.register_blueprint(api.bp)
+    app.register_blueprint(learner.bp)
     app.register_blueprint(practice.bp)
     app.register_blueprint(author.bp)
 

@@ -6,6 +6,8 @@ from flask import Blueprint, abort, jsonify, request
 
 from ..calc import CalcError, calculate, gpu_entries, model_entries
 from ..cards import overrides_from_query, resolve_scenario
+from ..progress import events as progress_events
+from ..progress.summary import summary
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -54,3 +56,34 @@ def card_values(card_id):
     data["variant"] = card.variants[scenario.variant].name if scenario.variant is not None else None
     data["held"] = scenario.held
     return jsonify(data)
+
+
+@bp.errorhandler(progress_events.EventError)
+def event_error(error):
+    return jsonify(error.to_json()), 400
+
+
+@bp.post("/progress/events")
+def post_event():
+    """Store one event. 201 the first time an event_id is seen, 200 when it is a retry."""
+    from .practice import bank
+    from .storage import get_db, learner_id
+
+    data = request.get_json(silent=True)
+    event = progress_events.parse_event(data)
+    card = bank().get(event.card_id)
+    if card is None:
+        raise progress_events.EventError(f"there is no card {event.card_id!r}", "card_id")
+    if event.stage and event.stage not in card.stage_names:
+        raise progress_events.EventError(f"card {card.id!r} has no stage {event.stage!r}; its stages are "
+                                         f"{', '.join(card.stage_names)}", "stage")
+    created = progress_events.record(get_db(), learner_id(), event)
+    return jsonify({"event_id": event.event_id, "stored": created}), (201 if created else 200)
+
+
+@bp.get("/progress")
+def get_progress():
+    from .practice import bank
+    from .storage import get_db, learner_id
+
+    return jsonify(summary(get_db(), learner_id(), bank().cards))

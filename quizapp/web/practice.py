@@ -8,11 +8,16 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from flask import Blueprint, abort, current_app, jsonify, render_template, request, session, url_for
+from datetime import datetime, timezone
+
+from flask import Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, url_for
 
 from ..calc import CalcError, gpu_entries, model_ids
 from ..calc.layout import KV_CACHE_DTYPES
 from ..cards import Bank, CardError, card_view, overrides_from_query, resolve_scenario
+from ..progress import events
+from ..progress.answers import grade_answer
+from .storage import get_db, learner_id, new_event_id
 
 bp = Blueprint("practice", __name__)
 
@@ -38,16 +43,27 @@ def get_card(card_id: str):
     return card
 
 
-# The reader's own state for a card (revealed stages, typed answer). It lives in the signed
-# session cookie until progress is stored in SQLite.
 def card_state(card_id: str) -> dict:
-    return session.get("cards", {}).get(card_id, {"revealed": [], "answer": ""})
+    """The reader's current attempt at a card: revealed stages and the typed answer."""
+    attempt = events.attempt_events(get_db(), learner_id(), card_id)
+    answers = [e for e in attempt if e["kind"] == "answer"]
+    return {
+        "revealed": list(dict.fromkeys(e["stage"] for e in attempt if e["kind"] == "reveal")),
+        "answer": answers[-1]["value"] if answers else "",
+        "feedback": answers[-1]["detail"] if answers else None,
+        "followups": {e["stage"]: e["value"] for e in attempt if e["kind"] == "followup"},
+        "opened": any(e["kind"] == "open" for e in attempt),
+        "events": attempt,
+    }
 
 
-def save_card_state(card_id: str, state: dict) -> None:
-    cards = dict(session.get("cards", {}))
-    cards[card_id] = state
-    session["cards"] = cards
+def record(card, kind: str, scenario=None, stage=None, value=None, detail=None, event_id=None) -> bool:
+    """Store one event of the reader's, with the scenario they saw."""
+    seen = None
+    if scenario is not None:
+        seen = {**scenario.inputs.given(), "variant": scenario.variant}
+    event = events.Event(event_id or new_event_id(), card.id, kind, stage, value, detail, seen)
+    return events.record(get_db(), learner_id(), event)
 
 
 @bp.get("/")
@@ -102,7 +118,8 @@ def page_context(card, scenario, error, revealed):
         "models": model_ids(), "gpus": gpu_entries(), "kv_cache_dtypes": KV_CACHE_DTYPES,
         "controls": controls(card, scenario), "next_variant_url": next_variant_url,
         "variant_name": card.variants[scenario.variant].name if scenario.variant is not None else None,
-        "answer": card_state(card.id).get("answer", ""),
+        "state": card_state(card.id),
+        "grades": ("again", "hard", "good", "easy"),
     }
 
 
@@ -146,7 +163,11 @@ def _pool_tokens_control(card, scenario):
 def card(card_id):
     card = get_card(card_id)
     scenario, error = scenario_from_request(card)
-    context = page_context(card, scenario, error, card_state(card.id)["revealed"])
+    state = card_state(card.id)
+    if not state["events"]:
+        # The attempt starts when the card is first shown: the clock for "time to first reveal".
+        record(card, "open", scenario)
+    context = page_context(card, scenario, error, state["revealed"])
     return render_template("card.html", **context), (400 if error else 200)
 
 
@@ -156,26 +177,109 @@ def reveal(card_id, stage):
     if card.stage(stage) is None:
         abort(404, description=f"Card {card_id!r} has no stage {stage!r}; its stages are "
                                f"{', '.join(card.stage_names)}.")
-    state = card_state(card.id)
-    revealed = list(dict.fromkeys([*state["revealed"], stage]))
-    answer = request.form.get("answer")
-    if answer is not None:
-        state = {**state, "answer": answer[:5000]}
-    save_card_state(card.id, {**state, "revealed": revealed})
     scenario, error = scenario_from_request(card)
-    context = page_context(card, scenario, error, revealed)
+    state = card_state(card.id)
+    event_id = _form_event_id()
+    answer = request.form.get("answer")
+    if answer is not None and answer.strip() and not state["revealed"]:
+        record(card, "answer", scenario, value=answer[: events.MAX_TEXT], detail=_grade(card, scenario, answer),
+               event_id=f"{event_id}-answer")
+    detail = {"elapsed_ms": _elapsed_ms(state)} if not state["revealed"] else None
+    record(card, "reveal", scenario, stage=stage, detail=detail, event_id=event_id)
     if _wants_fragment():
+        context = page_context(card, scenario, error, card_state(card.id)["revealed"])
         return jsonify(fragment_json(context, focus=stage))
-    return render_template("card.html", focus=stage, **context), (400 if error else 200)
+    # Post/redirect/get: a reload shows the page instead of posting again.
+    return redirect(_card_url(card, scenario) + f"#stage-{stage}", code=303)
+
+
+@bp.post("/cards/<card_id>/followup/<int:number>")
+def followup(card_id, number):
+    """The candidate says whether they knew a follow-up's expected answer."""
+    card = get_card(card_id)
+    stage = f"followup-{number}"
+    value = request.form.get("value")
+    if card.stage(stage) is None:
+        abort(404, description=f"Card {card_id!r} has no follow-up {number}.")
+    if value not in events.FOLLOWUP_VALUES:
+        abort(400, description="value must be knew or missed")
+    scenario, _ = scenario_from_request(card)
+    record(card, "followup", scenario, stage=stage, value=value, event_id=_form_event_id())
+    return redirect(_card_url(card, scenario) + f"#stage-{stage}", code=303)
+
+
+@bp.post("/cards/<card_id>/grade")
+def grade(card_id):
+    """Self-grade after the full answer: FSRS schedules the card's next review."""
+    card = get_card(card_id)
+    rating = request.form.get("rating", "")
+    if rating not in ("again", "hard", "good", "easy"):
+        abort(400, description="rating must be again, hard, good or easy")
+    scenario, _ = scenario_from_request(card)
+    record(card, "grade", scenario, value=rating, detail={"variant": scenario.variant}, event_id=_form_event_id())
+    state = events_state(card.id)
+    flash(f"Graded “{rating.title()}”: {card.title} comes back {_when(state['due'])}.")
+    return redirect(url_for("learner.practice", **_practice_filters()), code=303)
 
 
 @bp.post("/cards/<card_id>/reset")
 def reset(card_id):
     """Hide every stage again: start the card over."""
     card = get_card(card_id)
-    save_card_state(card.id, {"revealed": [], "answer": ""})
-    scenario, error = scenario_from_request(card)
-    return render_template("card.html", **page_context(card, scenario, error, [])), (400 if error else 200)
+    scenario, _ = scenario_from_request(card)
+    record(card, "reset", scenario, event_id=_form_event_id())
+    return redirect(_card_url(card, scenario), code=303)
+
+
+def events_state(card_id: str) -> dict:
+    from ..progress import scheduling
+
+    return scheduling.states(get_db(), learner_id()).get(card_id) or {}
+
+
+def _when(due_iso: str | None) -> str:
+    if not due_iso:
+        return "later"
+    due = datetime.fromisoformat(due_iso)
+    minutes = (due - datetime.now(timezone.utc)).total_seconds() / 60
+    if minutes < 60:
+        return f"in {max(1, round(minutes))} minute{'s' if round(minutes) > 1 else ''}"
+    if minutes < 60 * 36:
+        return f"in {round(minutes / 60)} hours"
+    return f"on {due:%Y-%m-%d} (in {round(minutes / 1440)} days)"
+
+
+def _practice_filters() -> dict:
+    return {k: v for k in ("role", "tag") if (v := request.form.get(k) or request.args.get(k))}
+
+
+def _form_event_id() -> str:
+    raw = request.form.get("event_id", "")
+    return raw if events.EVENT_ID.match(raw) else new_event_id()
+
+
+def _elapsed_ms(state: dict) -> int | None:
+    opened = next((e["at"] for e in state["events"] if e["kind"] == "open"), None)
+    if opened is None:
+        return None
+    return max(0, int((datetime.now(timezone.utc) - datetime.fromisoformat(opened)).total_seconds() * 1000))
+
+
+def _grade(card, scenario, answer: str) -> dict | None:
+    """The typed answer checked against the calculator value the card names, before the reveal."""
+    if not card.answer or card.answer["value"] not in scenario.result.values:
+        return None
+    values = scenario.result.values
+    mistakes = [(m["value"], values[m["value"]], m["says"]) for m in card.answer["mistakes"]
+                if m["value"] in values]
+    result = grade_answer(answer, values[card.answer["value"]], card.answer["tolerance"], mistakes)
+    return {"verdict": result.verdict, "message": result.message, "expected": result.expected_text,
+            "derivation": result.derivation, "mistake": result.mistake}
+
+
+def _card_url(card, scenario) -> str:
+    query = urlencode(scenario.query())
+    return url_for("practice.card", card_id=card.id) + (f"?{query}" if query else "")
 
 
 @bp.get("/cards/<card_id>/fragment")
@@ -192,10 +296,10 @@ def fragment_json(context: dict, focus: str | None = None) -> dict:
     card = context["card"]
     render = current_app.jinja_env.get_template("cards/_parts.html").module
     return {
-        "url": url_for("practice.card", card_id=card.id) + (f"?{context['query']}" if context["query"] else ""),
+        "url": _card_url(card, context["scenario"]),
         "query": context["query"],
         "question": view.question_html,
-        "stages": {s.name: render.stage(card, s, context["query"], context["answer"]) for s in view.stages},
+        "stages": {s.name: render.stage(card, s, context["query"], context["state"]) for s in view.stages},
         "revealed": [s.name for s in view.stages if s.revealed],
         "derivations": render.derivations(view),
         "held": render.held(context["scenario"], context["variant_name"], context["next_variant_url"]),

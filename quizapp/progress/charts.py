@@ -1,0 +1,154 @@
+"""Server-rendered SVG charts for the progress dashboard: readable without JavaScript, accessible.
+
+Each chart is one inline <svg> string. Screen readers get a <title> and a <desc> that reads every
+point in words; pointer users get a <title> tooltip per bar. Labels come from user data (card
+titles, tags), so every piece of text goes through _text() before it reaches the markup.
+Colours are presentation attributes using currentColor, so the chart follows the page's text
+colour without CSS, and any stylesheet rule on .chart/.bar/.axis/.label overrides them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import math
+import re
+
+NO_DATA = "No data yet"
+MAX_X_LABELS = 10
+CHAR_WIDTH = 6      # rough px per character at font-size 10, to keep labels from overlapping
+ROW_HEIGHT = 24     # hbar_chart: one row per label, so the chart grows with the rows
+
+# XML 1.0 forbids these even when escaped; one stray byte in a card title would break the page.
+_FORBIDDEN_IN_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def bar_chart(points: list[tuple[str, float]], title: str, *, width: int = 640, height: int = 200,
+              unit: str = "", description: str | None = None) -> str:
+    """A vertical bar chart, one bar per (label, value), the tallest bar filling the plot."""
+    chart_id = _chart_id("bar", title, points, unit)
+    scale = max((_size(value) for _, value in points), default=0.0)
+    if scale <= 0:
+        return _no_data(chart_id, title, description, width, height)
+    left, right, top, bottom = 44, 8, 10, 22
+    plot_width, plot_height = width - left - right, height - top - bottom
+    baseline = top + plot_height
+    slot = plot_width / len(points)
+    # At most ~10 x labels, fewer when the chart is too narrow for ten, evenly spaced from the first.
+    label_count = max(1, min(MAX_X_LABELS, plot_width // (CHAR_WIDTH * 10)))
+    step = math.ceil(len(points) / label_count)
+    label_chars = max(3, int(slot * step / CHAR_WIDTH) - 1)
+    parts = [
+        _line(left, top, left, baseline),
+        _line(left, baseline, left + plot_width, baseline),
+        _label(left - 4, baseline, "0", anchor="end"),
+        _label(left - 4, top + 8, _number(scale), anchor="end"),
+    ]
+    for index, (label, value) in enumerate(points):
+        bar_height = _size(value) / scale * plot_height
+        x = left + index * slot
+        parts.append(_bar(x + slot * 0.1, baseline - bar_height, slot * 0.8, bar_height,
+                          _say(label, value, unit)))
+        if index % step == 0:
+            parts.append(_label(x + slot / 2, height - 6, _shorten(label, label_chars), anchor="middle"))
+    return _svg(chart_id, title, _describe(points, unit, description), width, height, parts)
+
+
+def hbar_chart(points: list[tuple[str, float]], title: str, *, width: int = 640, unit: str = "%",
+               max_value: float | None = None, description: str | None = None) -> str:
+    """Horizontal bars, one row per label, the value printed at the end of each bar.
+
+    max_value fixes the scale (100 for percentages); without it the largest value fills the row.
+    """
+    chart_id = _chart_id("hbar", title, points, unit)
+    scale = max_value if max_value is not None else max((_size(v) for _, v in points), default=0.0)
+    if not points or not scale > 0:  # written so a NaN max_value also lands here
+        return _no_data(chart_id, title, description, width, ROW_HEIGHT * 2)
+    label_width, value_width, top = round(width * 0.3), 56, 4
+    plot_width = width - label_width - value_width
+    height = top * 2 + len(points) * ROW_HEIGHT
+    parts = [_line(label_width, top, label_width, height - top)]
+    for index, (label, value) in enumerate(points):
+        y = top + index * ROW_HEIGHT
+        bar_width = min(_size(value) / scale, 1.0) * plot_width  # a value over max_value stays in its row
+        text_y = y + ROW_HEIGHT * 0.65
+        parts.append(_label(label_width - 6, text_y, _shorten(label, label_width // CHAR_WIDTH - 1),
+                            anchor="end"))
+        parts.append(_bar(label_width, y + 4, bar_width, ROW_HEIGHT - 8, _say(label, value, unit)))
+        parts.append(_label(label_width + bar_width + 4, text_y, _with_unit(value, unit), anchor="start"))
+    return _svg(chart_id, title, _describe(points, unit, description), width, height, parts)
+
+
+def _chart_id(kind: str, title: str, points, unit: str) -> str:
+    """A readable slug plus a hash of the content: same-titled charts of different data do not clash,
+    and the same chart renders identically every time (cache- and test-friendly)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", str(title).lower()).strip("-")[:32].rstrip("-") or "chart"
+    digest = hashlib.sha1(repr((kind, title, list(points), unit)).encode()).hexdigest()[:8]
+    return f"chart-{slug}-{digest}"
+
+
+def _svg(chart_id: str, title: str, desc: str, width: int, height: int, parts: list[str]) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" id="{chart_id}" class="chart" role="img" '
+            f'aria-labelledby="{chart_id}-title {chart_id}-desc" viewBox="0 0 {width} {height}" '
+            f'width="{width}" height="{height}" font-family="sans-serif" font-size="10" fill="currentColor">'
+            f'<title id="{chart_id}-title">{_text(title)}</title>'
+            f'<desc id="{chart_id}-desc">{_text(desc)}</desc>{"".join(parts)}</svg>')
+
+
+def _no_data(chart_id: str, title: str, description: str | None, width: int, height: int) -> str:
+    desc = f"{description} {NO_DATA}." if description else f"{NO_DATA}."
+    message = _label(width / 2, height / 2, NO_DATA, anchor="middle")
+    return _svg(chart_id, title, desc, width, height, [message])
+
+
+def _describe(points, unit: str, description: str | None) -> str:
+    """Every point in words, so a screen reader gets the whole chart, not just its title."""
+    listing = "; ".join(_say(label, value, unit) for label, value in points) + "."
+    return f"{description} {listing}" if description else listing
+
+
+def _bar(x: float, y: float, width: float, height: float, tooltip: str) -> str:
+    return (f'<rect class="bar" x="{_number(x)}" y="{_number(y)}" width="{_number(width)}" '
+            f'height="{_number(height)}" fill="currentColor" fill-opacity="0.75">'
+            f'<title>{_text(tooltip)}</title></rect>')
+
+
+def _line(x1: float, y1: float, x2: float, y2: float) -> str:
+    return (f'<line class="axis" x1="{_number(x1)}" y1="{_number(y1)}" x2="{_number(x2)}" '
+            f'y2="{_number(y2)}" stroke="currentColor" stroke-opacity="0.5"/>')
+
+
+def _label(x: float, y: float, text: str, *, anchor: str) -> str:
+    return f'<text class="label" x="{_number(x)}" y="{_number(y)}" text-anchor="{anchor}">{_text(text)}</text>'
+
+
+def _say(label: str, value: float, unit: str) -> str:
+    return f"{label}: {_with_unit(value, unit)}"
+
+
+def _with_unit(value: float, unit: str) -> str:
+    # "3 reviews" but "80%": a word unit takes a space, a symbol does not.
+    if not unit:
+        return _number(value)
+    return f"{_number(value)} {unit}" if unit[0].isalnum() else f"{_number(value)}{unit}"
+
+
+def _number(value: float) -> str:
+    """3.0 -> "3", 2.456 -> "2.46": short enough for labels and coordinates."""
+    if not math.isfinite(value):
+        return str(value)
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def _size(value: float) -> float:
+    # A bar cannot be negative or NaN tall; such a point still shows its real value in words.
+    return value if math.isfinite(value) and value > 0 else 0.0
+
+
+def _shorten(label: str, limit: int) -> str:
+    label = str(label)
+    return label if len(label) <= limit else label[:max(1, limit - 1)] + "\u2026"
+
+
+def _text(value: str) -> str:
+    return html.escape(_FORBIDDEN_IN_XML.sub("", str(value)), quote=True)

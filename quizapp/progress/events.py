@@ -1,0 +1,164 @@
+"""What a learner did: events with client-made ids, stored exactly once.
+
+An event is a reveal, a typed answer, a self-grade … A grade also reviews the card with
+FSRS, in the same transaction, so a retried grade never schedules a card twice.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from sqlite_utils import Database
+
+from . import scheduling
+from .db import write
+from .learners import ensure_learner
+
+KINDS = ("open", "reveal", "answer", "grade", "followup", "reset")
+EVENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{8,100}$")
+FOLLOWUP_VALUES = ("knew", "missed")
+MAX_TEXT = 5000
+
+
+class EventError(ValueError):
+    def __init__(self, message: str, field: str | None):
+        super().__init__(message)
+        self.message, self.field = message, field
+
+    def to_json(self) -> dict:
+        return {"error": self.message, "field": self.field}
+
+
+@dataclass(frozen=True)
+class Event:
+    event_id: str
+    card_id: str
+    kind: str
+    stage: str | None = None
+    value: str | None = None
+    detail: dict | None = None
+    scenario: dict | None = None
+    at: str | None = None  # set by the server unless imported
+
+
+def now_utc() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def iso(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
+
+
+def parse_event(data) -> Event:
+    """Validate an event as the API receives it; errors name the field."""
+    if not isinstance(data, dict):
+        raise EventError("an event must be a JSON object", None)
+    event_id = data.get("event_id")
+    if not isinstance(event_id, str) or not EVENT_ID.match(event_id):
+        raise EventError("event_id must be 8 to 100 letters, digits, '-', '_', '.' or ':' (a UUID is ideal)",
+                         "event_id")
+    card_id = data.get("card_id")
+    if not isinstance(card_id, str) or not card_id.strip() or len(card_id) > 100:
+        raise EventError("card_id must name a card", "card_id")
+    kind = data.get("kind")
+    if kind not in KINDS:
+        raise EventError(f"kind must be one of {', '.join(KINDS)}", "kind")
+    stage = data.get("stage")
+    if stage is not None and (not isinstance(stage, str) or len(stage) > 40):
+        raise EventError("stage must be a stage name such as short or followup-1", "stage")
+    value = data.get("value")
+    if value is not None:
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise EventError("value must be text or a number", "value")
+        value = str(value)
+        if len(value) > MAX_TEXT:
+            raise EventError(f"value is longer than {MAX_TEXT} characters", "value")
+    if kind == "reveal" and not stage:
+        raise EventError("a reveal names its stage", "stage")
+    if kind == "grade" and scheduling.rating(value) is None:
+        raise EventError(f"a grade's value is one of {', '.join(scheduling.RATINGS)}", "value")
+    if kind == "followup" and (not stage or value not in FOLLOWUP_VALUES):
+        raise EventError("a follow-up event names its stage and a value of knew or missed", "value")
+    scenario = data.get("scenario")
+    if scenario is not None and not isinstance(scenario, dict):
+        raise EventError("scenario must be an object of calculator inputs", "scenario")
+    detail = data.get("detail")
+    if detail is not None and not isinstance(detail, dict):
+        raise EventError("detail must be an object", "detail")
+    return Event(event_id, card_id.strip(), kind, stage, value, detail, scenario)
+
+
+def record(db: Database, learner_id: str, event: Event, at: datetime | None = None) -> bool:
+    """Store the event once. Returns True when it is new, False when it was already stored."""
+    moment = at or now_utc()
+    with write(db):
+        ensure_learner(db, learner_id, moment)
+        # Measured before the grade is stored: the grade closes the attempt it measures.
+        duration = _attempt_duration_ms(db, learner_id, event.card_id, moment) if event.kind == "grade" else None
+        cursor = db.execute(
+            "INSERT OR IGNORE INTO events (event_id, learner_id, card_id, kind, stage, value, detail, scenario, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [event.event_id, learner_id, event.card_id, event.kind, event.stage, event.value,
+             _json(event.detail), _json(event.scenario), event.at or iso(moment)])
+        created = cursor.rowcount == 1
+        if created and event.kind == "grade":
+            variant = (event.detail or {}).get("variant")
+            scheduling.review(db, learner_id, event.card_id, scheduling.rating(event.value), moment, duration,
+                              event.event_id, variant if isinstance(variant, int) else None)
+    return created
+
+
+def _json(value) -> str | None:
+    return None if value is None else json.dumps(value, sort_keys=True)
+
+
+def attempt_start(db: Database, learner_id: str, card_id: str) -> str:
+    """The time the current attempt began: after the last grade or reset of the card."""
+    row = db.execute(
+        "SELECT MAX(at) FROM events WHERE learner_id = ? AND card_id = ? AND kind IN ('grade', 'reset')",
+        [learner_id, card_id]).fetchone()
+    return row[0] or ""
+
+
+def attempt_events(db: Database, learner_id: str, card_id: str) -> list[dict]:
+    """The events of the current attempt, oldest first."""
+    since = attempt_start(db, learner_id, card_id)
+    rows = db.execute(
+        "SELECT event_id, kind, stage, value, detail, scenario, at FROM events "
+        "WHERE learner_id = ? AND card_id = ? AND at > ? AND kind NOT IN ('grade', 'reset') ORDER BY at",
+        [learner_id, card_id, since]).fetchall()
+    keys = ("event_id", "kind", "stage", "value", "detail", "scenario", "at")
+    events = [dict(zip(keys, row)) for row in rows]
+    for event in events:
+        event["detail"] = json.loads(event["detail"]) if event["detail"] else {}
+        event["scenario"] = json.loads(event["scenario"]) if event["scenario"] else {}
+    return events
+
+
+def revealed_stages(db: Database, learner_id: str, card_id: str) -> list[str]:
+    return list(dict.fromkeys(e["stage"] for e in attempt_events(db, learner_id, card_id) if e["kind"] == "reveal"))
+
+
+def _attempt_duration_ms(db: Database, learner_id: str, card_id: str, moment: datetime) -> int | None:
+    since = attempt_start(db, learner_id, card_id)
+    row = db.execute("SELECT MIN(at) FROM events WHERE learner_id = ? AND card_id = ? AND at > ? AND "
+                     "kind != 'grade'", [learner_id, card_id, since]).fetchone()
+    if not row or not row[0]:
+        return None
+    started = datetime.fromisoformat(row[0])
+    return max(0, int((moment - started).total_seconds() * 1000))
+
+
+def history(db: Database, learner_id: str, card_id: str | None = None, limit: int = 200) -> list[dict]:
+    """Events, newest first, for the dashboard and the card page."""
+    where, params = "learner_id = ?", [learner_id]
+    if card_id:
+        where += " AND card_id = ?"
+        params.append(card_id)
+    rows = db.execute(f"SELECT card_id, kind, stage, value, detail, at FROM events WHERE {where} "
+                      "ORDER BY at DESC LIMIT ?", [*params, limit]).fetchall()
+    return [{"card_id": r[0], "kind": r[1], "stage": r[2], "value": r[3],
+             "detail": json.loads(r[4]) if r[4] else {}, "at": r[5]} for r in rows]

@@ -1,0 +1,128 @@
+"""When each card comes back: py-fsrs 6 over the learner's reviews.
+
+card_states holds each card's FSRS state; it can always be rebuilt by replaying the
+review log in time order (which is how an import merges two machines' reviews).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+from fsrs import Card, Rating, Scheduler, State
+from sqlite_utils import Database
+
+RATINGS = {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good, "easy": Rating.Easy}
+# A card counts as mastered once FSRS spaces it three weeks or more (Anki's "mature").
+MASTERED_INTERVAL = timedelta(days=21)
+# Variants are numbered from 0; the card's own scenario is stored as -1.
+OWN_SCENARIO = -1
+
+# No interval fuzzing: the same reviews always give the same schedule, so a card's state can
+# be rebuilt from its review log (on import) and tests can state due dates.
+scheduler = Scheduler(enable_fuzzing=False)
+
+
+def rating(value) -> Rating | None:
+    if isinstance(value, str) and value.lower() in RATINGS:
+        return RATINGS[value.lower()]
+    if isinstance(value, (int, str)) and str(value) in {"1", "2", "3", "4"}:
+        return Rating(int(value))
+    return None
+
+
+def _state(db: Database, learner_id: str, card_id: str) -> dict | None:
+    rows = list(db["card_states"].rows_where("learner_id = ? AND card_id = ?", [learner_id, card_id]))
+    return rows[0] if rows else None
+
+
+def review(db: Database, learner_id: str, card_id: str, grade: Rating, moment: datetime,
+           duration_ms: int | None, event_id: str, variant: int | None) -> dict:
+    """Apply one review: the new FSRS state and a review-log row. Call inside a write transaction."""
+    row = _state(db, learner_id, card_id)
+    card = Card.from_dict(json.loads(row["fsrs"])) if row else Card()
+    was_review = card.state == State.Review
+    card, _ = scheduler.review_card(card, grade, review_datetime=moment)
+    state = {
+        "learner_id": learner_id,
+        "card_id": card_id,
+        "fsrs": json.dumps(card.to_dict()),
+        "due": card.due.astimezone(timezone.utc).isoformat(timespec="microseconds"),
+        "reps": (row["reps"] if row else 0) + 1,
+        "lapses": (row["lapses"] if row else 0) + (1 if was_review and grade == Rating.Again else 0),
+        "last_variant": OWN_SCENARIO if variant is None else variant,
+        "last_review": moment.astimezone(timezone.utc).isoformat(timespec="microseconds"),
+    }
+    db["card_states"].upsert(state, pk=("learner_id", "card_id"))
+    db.execute("INSERT OR IGNORE INTO review_log (learner_id, card_id, rating, reviewed_at, duration_ms, event_id) "
+               "VALUES (?, ?, ?, ?, ?, ?)", [learner_id, card_id, int(grade), state["last_review"], duration_ms,
+                                             event_id])
+    return state
+
+
+def rebuild(db: Database, learner_id: str, card_id: str) -> None:
+    """Recompute a card's state from its review log, oldest review first."""
+    rows = db.execute("SELECT rating, reviewed_at, event_id FROM review_log WHERE learner_id = ? AND card_id = ? "
+                      "ORDER BY reviewed_at", [learner_id, card_id]).fetchall()
+    variant = db.execute("SELECT detail FROM events WHERE learner_id = ? AND card_id = ? AND kind = 'grade' "
+                         "ORDER BY at DESC LIMIT 1", [learner_id, card_id]).fetchone()
+    last_variant = json.loads(variant[0]).get("variant") if variant and variant[0] else None
+    db.execute("DELETE FROM card_states WHERE learner_id = ? AND card_id = ?", [learner_id, card_id])
+    card, reps, lapses, last = Card(), 0, 0, None
+    for grade, reviewed_at, _ in rows:
+        was_review = card.state == State.Review
+        moment = datetime.fromisoformat(reviewed_at)
+        card, _ = scheduler.review_card(card, Rating(grade), review_datetime=moment)
+        reps += 1
+        lapses += 1 if was_review and grade == Rating.Again else 0
+        last = moment
+    if reps:
+        db["card_states"].insert({
+            "learner_id": learner_id, "card_id": card_id, "fsrs": json.dumps(card.to_dict()),
+            "due": card.due.astimezone(timezone.utc).isoformat(timespec="microseconds"), "reps": reps,
+            "lapses": lapses, "last_variant": OWN_SCENARIO if last_variant is None else last_variant,
+            "last_review": last.astimezone(timezone.utc).isoformat(timespec="microseconds"),
+        })
+
+
+def states(db: Database, learner_id: str) -> dict[str, dict]:
+    return {row["card_id"]: row for row in db["card_states"].rows_where("learner_id = ?", [learner_id])}
+
+
+def is_mastered(row: dict) -> bool:
+    card = Card.from_dict(json.loads(row["fsrs"]))
+    if card.state != State.Review or card.last_review is None:
+        return False
+    return card.due - card.last_review >= MASTERED_INTERVAL
+
+
+def next_variant(last_variant: int | None, variant_count: int) -> int | None:
+    """The scenario a returning card comes back with: the one after the last shown, cycling."""
+    if variant_count == 0:
+        return None
+    last = OWN_SCENARIO if last_variant is None else last_variant
+    following = last + 1
+    return None if following >= variant_count else following
+
+
+def pick_next(db: Database, learner_id: str, cards: list, now: datetime) -> tuple[object, int | None, str] | None:
+    """The card to practise now: the most overdue due card, else a new one. (card, variant, why)."""
+    known = states(db, learner_id)
+    due = sorted((known[c.id]["due"], c) for c in cards if c.id in known and known[c.id]["due"] <= _iso(now))
+    if due:
+        card = due[0][1]
+        return card, next_variant(known[card.id]["last_variant"], len(card.variants)), "due"
+    for card in cards:
+        if card.id not in known:
+            return card, None, "new"
+    return None
+
+
+def next_due(db: Database, learner_id: str, card_ids: list[str]) -> str | None:
+    known = states(db, learner_id)
+    dues = sorted(known[c]["due"] for c in card_ids if c in known)
+    return dues[0] if dues else None
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")

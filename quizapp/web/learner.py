@@ -1,0 +1,127 @@
+"""The candidate's own pages: practice what is due, the progress dashboard, the profile."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+from flask import (Blueprint, Response, abort, flash, redirect, render_template, request, session, url_for)
+
+from ..progress import charts, learners, scheduling
+from ..progress.events import history
+from ..progress.summary import summary
+from .practice import bank
+from .storage import get_db, learner_id
+
+bp = Blueprint("learner", __name__)
+
+MAX_IMPORT_BYTES = 20 * 1024 * 1024
+
+
+def filtered_cards(role: str, tag: str) -> list:
+    return [c for c in bank().sorted_cards() if (not role or role in c.roles) and (not tag or tag in c.tags)]
+
+
+@bp.get("/practice")
+def practice():
+    """Due cards first (most overdue first), then new ones; a returning card gets another variant."""
+    role, tag = request.args.get("role", "").strip(), request.args.get("tag", "").strip()
+    cards = filtered_cards(role, tag)
+    choice = scheduling.pick_next(get_db(), learner_id(), cards, datetime.now(timezone.utc))
+    if choice is None:
+        next_due = scheduling.next_due(get_db(), learner_id(), [c.id for c in cards])
+        all_cards = bank().sorted_cards()
+        return render_template("practice_done.html", next_due=next_due, role=role, tag=tag, total=len(cards),
+                               roles=sorted({r for c in all_cards for r in c.roles}),
+                               tags=sorted({t for c in all_cards for t in c.tags}))
+    card, variant, _why = choice
+    params = {"variant": variant} if variant is not None else {}
+    return redirect(url_for("practice.card", card_id=card.id, **params), code=303)
+
+
+@bp.get("/progress")
+def progress():
+    the_bank = bank()
+    data = summary(get_db(), learner_id(), the_bank.cards)
+    per_day = charts.bar_chart([(day[5:], n) for day, n in data["reviews_per_day"]], "Reviews per day",
+                               unit="reviews")
+    by_role = charts.hbar_chart([(r["name"], round(r["accuracy"] * 100)) for r in data["accuracy_by_role"]],
+                                "Known at review, by role", max_value=100)
+    by_tag = charts.hbar_chart([(r["name"], round(r["accuracy"] * 100)) for r in data["accuracy_by_tag"]],
+                               "Known at review, by tag", max_value=100)
+    card_id = request.args.get("card", "")
+    card_history = history(get_db(), learner_id(), card_id) if card_id else []
+    return render_template("progress.html", data=data, per_day=per_day, by_role=by_role, by_tag=by_tag,
+                           card_id=card_id, card_history=card_history, cards=the_bank.cards)
+
+
+@bp.get("/me")
+def me():
+    learner = learners.get_learner(get_db(), learner_id()) or {"id": learner_id(), "display_name": None}
+    return render_template("me.html", learner=learner)
+
+
+@bp.post("/me/name")
+def rename():
+    learners.set_display_name(get_db(), learner_id(), request.form.get("display_name", ""))
+    flash("Name saved.")
+    return redirect(url_for("learner.me"), code=303)
+
+
+@bp.post("/me/switch")
+def switch():
+    """Use another profile: paste its id (shown on its own profile page)."""
+    other = request.form.get("learner_id", "").strip().lower()
+    if not learners.LEARNER_ID.match(other) or learners.get_learner(get_db(), other) is None:
+        flash("No profile has that id. Copy the id from the profile page of the profile you want.")
+        return redirect(url_for("learner.me"), code=303)
+    session["learner_id"] = other
+    flash("Switched profile.")
+    return redirect(url_for("learner.me"), code=303)
+
+
+@bp.post("/me/new")
+def new_profile():
+    session.pop("learner_id", None)
+    learner_id()
+    flash("Started a new profile.")
+    return redirect(url_for("learner.me"), code=303)
+
+
+@bp.post("/me/forget")
+def forget():
+    """Delete everything stored about this learner, and the cookie that names them."""
+    if request.form.get("confirm") != "forget":
+        abort(400, description="Tick the box to confirm that everything should be deleted.")
+    learners.forget(get_db(), learner_id())
+    session.clear()
+    flash("Everything about that profile is deleted. This is a new, empty profile.")
+    return redirect(url_for("learner.me"), code=303)
+
+
+@bp.get("/me/export")
+def export():
+    data = learners.export(get_db(), learner_id())
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d")
+    return Response(learners.dumps(data), mimetype="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="quizapp-progress-{stamp}.json"'})
+
+
+@bp.post("/me/import")
+def import_progress():
+    upload = request.files.get("file")
+    raw = upload.read(MAX_IMPORT_BYTES + 1) if upload else request.get_data()[: MAX_IMPORT_BYTES + 1]
+    if len(raw) > MAX_IMPORT_BYTES:
+        flash("That file is larger than 20 MB; it is not a progress export.")
+        return redirect(url_for("learner.me"), code=303)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+        counts = learners.import_progress(get_db(), learner_id(), data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        flash(f"Nothing imported: the file is not JSON ({error}).")
+    except learners.ImportError_ as error:
+        flash(f"Nothing imported: {error}.")
+    else:
+        flash(f"Imported {counts['events']} new events and {counts['reviews']} new reviews; "
+              "what was already here was skipped.")
+    return redirect(url_for("learner.me"), code=303)

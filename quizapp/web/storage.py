@@ -1,0 +1,45 @@
+"""The request's database connection and the learner behind the request."""
+
+from __future__ import annotations
+
+import uuid
+
+from flask import Flask, current_app, g, session
+
+from ..progress import learners
+from ..progress.db import connect
+
+
+def get_db():
+    if "db" not in g:
+        g.db = connect(current_app.config["DATABASE"], migrate=False)
+    return g.db
+
+
+def close_db(_error=None):
+    db = g.pop("db", None)
+    if db is not None:
+        db.conn.close()
+
+
+def learner_id() -> str:
+    """The learner's id from the signed session cookie; a new profile on the first visit."""
+    current = session.get("learner_id")
+    if not current or not learners.LEARNER_ID.match(current):
+        current = learners.new_learner_id()
+        session["learner_id"] = current
+        session.permanent = True
+        learners.create_learner(get_db(), current)
+    return current
+
+
+def new_event_id() -> str:
+    """A fresh id for a form: a retried submit carries the same id and is stored once."""
+    return uuid.uuid4().hex
+
+
+def init_app(app: Flask) -> None:
+    app.teardown_appcontext(close_db)
+    app.jinja_env.globals["new_event_id"] = new_event_id
+    # Apply migrations once at start (gunicorn forks workers from the app made here).
+    connect(app.config["DATABASE"]).conn.close()

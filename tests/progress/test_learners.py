@@ -1,0 +1,62 @@
+"""Learners: forget deletes their rows, export and import merge without duplicates."""
+
+import re
+
+import pytest
+
+from quizapp.progress import events, learners, scheduling
+from quizapp.progress.events import Event
+from quizapp.progress.db import connect
+
+from .conftest import LEARNER, OTHER
+
+
+def some_progress(db, learner):
+    events.record(db, learner, Event("evt-rev-0001", "kv-pool-users", "reveal", "short"))
+    events.record(db, learner, Event("evt-grade-01", "kv-pool-users", "grade", value="good"))
+
+
+def test_new_learner_ids_have_128_bits():
+    ids = {learners.new_learner_id() for _ in range(100)}
+    assert len(ids) == 100 and all(len(i) == 32 and learners.LEARNER_ID.match(i) for i in ids)
+
+
+def test_forget_deletes_only_that_learner(db):
+    some_progress(db, LEARNER)
+    some_progress(db, OTHER)
+    learners.forget(db, LEARNER)
+    for table in ("events", "review_log", "card_states"):
+        assert db.execute(f"SELECT COUNT(*) FROM {table} WHERE learner_id = ?", [LEARNER]).fetchone()[0] == 0
+        assert db.execute(f"SELECT COUNT(*) FROM {table} WHERE learner_id = ?", [OTHER]).fetchone()[0] > 0
+    assert learners.get_learner(db, LEARNER) is None
+
+
+def test_export_import_on_another_machine_merges_without_duplicates(db, tmp_path):
+    learners.set_display_name(db, LEARNER, "Ada")
+    some_progress(db, LEARNER)
+    exported = learners.export(db, LEARNER)
+
+    other_machine = connect(tmp_path / "other.sqlite")
+    events.record(other_machine, OTHER, Event("evt-local-01", "kv-pool-users", "reveal", "full"))
+    first = learners.import_progress(other_machine, OTHER, exported)
+    again = learners.import_progress(other_machine, OTHER, exported)
+    assert first == {"events": 2, "reviews": 1} and again == {"events": 0, "reviews": 0}
+    assert other_machine["events"].count == 3 and other_machine["review_log"].count == 1
+    state = scheduling.states(other_machine, OTHER)["kv-pool-users"]
+    assert state["reps"] == 1
+    assert learners.get_learner(other_machine, OTHER)["display_name"] == "Ada"
+
+
+@pytest.mark.parametrize("data, words", [
+    ([], "not a quizapp progress export"),
+    ({"format": "quizapp-progress", "version": 99}, "version 99"),
+    ({"format": "quizapp-progress", "version": 1, "learner": {}, "events": [{"event_id": "e"}],
+      "review_log": []}, "events[0] has no card_id, kind, at"),
+    ({"format": "quizapp-progress", "version": 1, "learner": {}, "events": [],
+      "review_log": [{"event_id": "e", "card_id": "c", "rating": 3, "reviewed_at": "yesterday"}]}, "not ISO 8601"),
+])
+def test_bad_import_is_refused_and_nothing_is_lost(db, data, words):
+    some_progress(db, LEARNER)
+    with pytest.raises(learners.ImportError_, match=re.escape(words)):
+        learners.import_progress(db, LEARNER, data)
+    assert db["events"].count == 2
