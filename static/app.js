@@ -52,7 +52,10 @@
     document.getElementById("question-text").innerHTML = data.question;
     for (const [name, html] of Object.entries(data.stages)) {
       const section = replaceOuter("stage-" + name, html);
-      if (section) bindReveal(section.querySelector("form.reveal"));
+      if (section) {
+        bindReveal(section.querySelector("form.reveal"));
+        bindFollowupMark(section.querySelector("form.followup-mark"));
+      }
     }
     document.getElementById("derivations").innerHTML = data.derivations;
     document.getElementById("held").innerHTML = data.held;
@@ -88,6 +91,35 @@
     });
   }
 
+  // "I knew it" / "I did not": recorded through the progress API, without leaving the page.
+  function bindFollowupMark(form) {
+    if (!form || form.dataset.bound) return;
+    form.dataset.bound = "1";
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const value = event.submitter ? event.submitter.value : "knew";
+      const stage = form.closest("section").dataset.stage;
+      const idField = form.querySelector("input[name=event_id]");
+      const body = { event_id: idField.value, card_id: cardId, kind: "followup", stage: stage, value: value };
+      try {
+        const response = await fetch("/api/progress/events", {
+          method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" },
+          body: JSON.stringify(body),
+        });
+        if (!response.ok) throw new Error((await response.json()).error);
+        let note = form.querySelector("p.muted");
+        if (!note) { note = document.createElement("p"); note.className = "muted"; form.prepend(note); }
+        note.textContent = "You marked this: " + (value === "knew" ? "knew it" : "did not know it") + ".";
+        idField.value = (window.crypto && crypto.randomUUID) ? crypto.randomUUID() : String(Date.now()) + "-mark";
+        say("Recorded.");
+      } catch (err) {
+        // Fall back to the plain form post, which carries the same event id.
+        form.appendChild(Object.assign(document.createElement("input"), { type: "hidden", name: "value", value: value }));
+        form.submit();
+      }
+    });
+  }
+
   let pending = null;
   async function recalculate(query, options) {
     const mine = (pending = Symbol());
@@ -100,6 +132,7 @@
   }
 
   document.querySelectorAll("form.reveal").forEach(bindReveal);
+  document.querySelectorAll("form.followup-mark").forEach(bindFollowupMark);
 
   if (calcForm) {
     let timer = null;

@@ -110,6 +110,7 @@ VALUES = {
     "requested_memory_bytes": "total × gpu_memory_utilization, as vLLM requests it",
     "gpu_memory_utilization_ceiling": "the largest gpu_memory_utilization that starts with the given free memory",
     "weights_bytes": "weights per GPU, counted from the config",
+    "memory_over_weights": "GPU memory ÷ weights: the answer of the 'divide memory by model size' mistake",
     "num_parameters": "parameters counted from the config",
     "num_blocks": "KV blocks in the pool",
     "kv_cache_memory_bytes": "KV pool in bytes",
@@ -145,6 +146,7 @@ def calculate(data: dict[str, Any] | Inputs) -> Result:
     max_model_len = _max_model_len(result)
     in_flight = _in_flight(result)
     _memory_budget(result)
+    _weights_ratio(result)
     _pool(result, max_model_len, in_flight)
     _users(result, max_model_len, in_flight)
     _start_checks(result, max_model_len, in_flight)
@@ -346,6 +348,22 @@ def _refusal_text(free: int, total: int, util: float, requested: float, rules: V
             "utilization or reduce GPU memory used by other processes.")
 
 
+def _weights_ratio(result: Result) -> None:
+    """GPU memory ÷ model size: the wrong answer "how many copies of the model fit" gives."""
+    if result.model is None or "total_memory_bytes" not in result.values:
+        return
+    try:
+        _weights(result)
+    except CalcError as error:
+        result.notes.append(f"weights not counted: {error.message}")
+        return
+    total, weights = result["total_memory_bytes"], result["weights_bytes"]
+    ratio = total / weights
+    result.add("memory_over_weights", ratio, "", f"{ratio:.2f}",
+               f"{fmt.gib(total)} GPU memory ÷ {fmt.gib(weights)} of weights = {ratio:.2f} (not a user count: "
+               "the users that fit depend on the KV pool)")
+
+
 def _pool(result: Result, max_model_len: int | None, in_flight: int) -> None:
     inputs, plan, rules = result.inputs, result.plan, result.rules
     bpb = plan.bytes_per_block
@@ -420,6 +438,8 @@ def _weights(result: Result) -> tuple[int, str]:
     inputs = result.inputs
     if inputs.weights_bytes is not None:
         return inputs.weights_bytes, "given"
+    if "weights_bytes" in result.values:
+        return result["weights_bytes"], "counted from the config"
     if result.model is None:
         raise CalcError("a pool from the GPU budget needs weights_bytes when there is no model config",
                         "weights_bytes")

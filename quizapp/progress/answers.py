@@ -295,6 +295,7 @@ def _roundings(value: float) -> dict[str, int]:
 # How a mistake's name reads in a sentence; other names read with their underscores as spaces.
 MISTAKE_LABELS = {
     "max_concurrency": "the startup concurrency",
+    "memory_over_weights": "the GPU memory divided by the model size",
     "user_concurrency": "the concurrency at your users' length",
     "pool_tokens": "the pool in tokens",
     "num_blocks": "the number of blocks",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from flask import Flask, current_app, g, session
+from flask import Flask, current_app, g, request, session
 
 from ..progress import learners
 from ..progress.db import connect
@@ -38,8 +38,18 @@ def new_event_id() -> str:
     return uuid.uuid4().hex
 
 
+# Stateless endpoints (the calculator API, static files) make no profile: scripts call them.
+STATELESS = ("static", "api.calc", "api.models", "api.gpus", "api.card_values")
+
+
+def ensure_learner() -> None:
+    if request.endpoint and request.endpoint not in STATELESS:
+        learner_id()
+
+
 def init_app(app: Flask) -> None:
     app.teardown_appcontext(close_db)
+    app.before_request(ensure_learner)
     app.jinja_env.globals["new_event_id"] = new_event_id
     # Apply migrations once at start (gunicorn forks workers from the app made here).
     connect(app.config["DATABASE"]).conn.close()
