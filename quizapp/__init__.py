@@ -25,6 +25,11 @@ def create_app(test_config: dict | None = None) -> Flask:
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
         PERMANENT_SESSION_LIFETIME=60 * 60 * 24 * 400,
+        # A progress import may be up to 20 MB; nothing else comes near it.
+        MAX_CONTENT_LENGTH=21 * 1024 * 1024,
+        # Author tools show every stage of every card; turn them off where candidates must
+        # not see answers they have not revealed (an interview server).
+        AUTHOR_TOOLS=os.environ.get("QUIZAPP_AUTHOR_TOOLS", "1") != "0",
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)

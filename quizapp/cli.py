@@ -63,7 +63,7 @@ def check(paths):
 
     PATHS are card files or folders (default: questions/). Exits 1 when a card has an error.
     """
-    from .cards import CardError, load_card
+    from .cards.bank import load_files
 
     files = []
     for path in paths or (Path("questions"),):
@@ -73,25 +73,12 @@ def check(paths):
             files.append(path)
         else:
             fail(f"{path}: no such file or folder")
-    errors = warnings = 0
-    seen_ids: dict[str, str] = {}
-    for file in files:
-        try:
-            card = load_card(file, str(file))
-        except CardError as error:
-            errors += 1
-            click.echo(str(error.diagnostic))
-            continue
-        if card.id in seen_ids:
-            errors += 1
-            click.echo(f"{file}:{card.line_of('id')}: error: id {card.id!r} is already used by {seen_ids[card.id]}")
-            continue
-        seen_ids[card.id] = str(file)
-        for warning in card.warnings:
-            warnings += 1
-            click.echo(str(warning))
-    click.echo(f"{len(files)} card{'s' if len(files) != 1 else ''}: {errors} with errors, {warnings} warning"
-               f"{'s' if warnings != 1 else ''}", err=True)
+    cards, errors = load_files(files)
+    warnings = [w for card in cards.values() for w in card.warnings]
+    for diagnostic in sorted(errors + warnings, key=lambda d: (d.path, d.line)):
+        click.echo(str(diagnostic))
+    click.echo(f"{len(files)} card{'s' if len(files) != 1 else ''}: {len(errors)} with errors, {len(warnings)} "
+               f"warning{'s' if len(warnings) != 1 else ''}", err=True)
     if errors:
         sys.exit(1)
 

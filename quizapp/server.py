@@ -16,6 +16,8 @@ def run_gunicorn(app: Flask, host: str, port: int, workers: int, threads: int) -
             self.cfg.set("worker_class", "gthread")
             self.cfg.set("accesslog", "-")
             self.cfg.set("graceful_timeout", 5)
+            # gunicorn's control socket sits at one shared path: a second server would take it over.
+            self.cfg.set("control_socket_disable", True)
 
         def load(self):
             return app

@@ -7,6 +7,8 @@
   const cardId = page.dataset.card;
   const announce = document.getElementById("announce");
   const calcForm = document.getElementById("calc-form");
+  // The latest request that may redraw the stages; an older answer arriving late is dropped.
+  let pending = null;
 
   function scenarioQuery() {
     const params = new URLSearchParams(new FormData(calcForm));
@@ -50,6 +52,10 @@
       return;
     }
     document.getElementById("question-text").innerHTML = data.question;
+    // A half-typed answer survives a recalculation (its section is replaced).
+    const typing = document.getElementById("answer");
+    const typed = typing ? typing.value : null;
+    const typingHadFocus = typing && document.activeElement === typing;
     for (const [name, html] of Object.entries(data.stages)) {
       const section = replaceOuter("stage-" + name, html);
       if (section) {
@@ -57,9 +63,14 @@
         bindFollowupMark(section.querySelector("form.followup-mark"));
       }
     }
+    const answerBox = document.getElementById("answer");
+    if (answerBox && typed !== null) {
+      answerBox.value = typed;
+      if (typingHadFocus) answerBox.focus();
+    }
     document.getElementById("derivations").innerHTML = data.derivations;
     document.getElementById("held").innerHTML = data.held;
-    if (options.controls) document.getElementById("controls").innerHTML = data.controls;
+    if (options.controls || data.error) document.getElementById("controls").innerHTML = data.controls;
     if (data.url && window.history && window.history.replaceState) {
       window.history.replaceState(null, "", data.url);
     }
@@ -70,9 +81,12 @@
     say(data.announce);
   }
 
+  // A card fragment answers 400 with the card's own scenario and an error; anything else
+  // that is not a fragment (404, 500, a proxy's page) is a failure the caller falls back on.
   async function fetchJSON(url, init) {
     const response = await fetch(url, Object.assign({ headers: { Accept: "application/json" } }, init || {}));
     const data = await response.json();
+    if (!data || !data.stages) throw new Error((data && data.error) || "HTTP " + response.status);
     return data;
   }
 
@@ -82,6 +96,7 @@
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const action = form.getAttribute("action").split("?")[0] + "?" + scenarioQuery();
+      pending = Symbol();  // a recalculation still in flight must not undo this reveal
       try {
         const data = await fetchJSON(action, { method: "POST", body: new FormData(form) });
         apply(data, { force: true });
@@ -120,7 +135,6 @@
     });
   }
 
-  let pending = null;
   async function recalculate(query, options) {
     const mine = (pending = Symbol());
     try {
@@ -156,9 +170,15 @@
       event.preventDefault();
       const url = new URL(link.href, window.location.href);
       const variant = url.searchParams.get("variant");
-      const data = await fetchJSON("/cards/" + encodeURIComponent(cardId) + "/fragment?" + url.searchParams);
-      apply(data, { controls: true, force: true });
-      updateVariantLinks(variant);
+      const mine = (pending = Symbol());
+      try {
+        const data = await fetchJSON("/cards/" + encodeURIComponent(cardId) + "/fragment?" + url.searchParams);
+        if (mine !== pending) return;
+        apply(data, { controls: true, force: true });
+        updateVariantLinks(variant);
+      } catch (err) {
+        window.location.href = link.href;
+      }
     });
   }
 

@@ -7,7 +7,6 @@ same block ids (docs/research/vllm-kv.md §2, §4, §5).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import ceil
 
 from .errors import CalcError
 from .layout import Layout, LayerSpec
@@ -99,10 +98,6 @@ def plan_blocks(layout: Layout, block_size: int, rules: VllmRules,
     return BlockPlan(tuple(groups), group_size, block_size, block_size * attn_page_1tok, padding)
 
 
-def in_flight_tokens(max_num_batched_tokens: int, rules: VllmRules) -> int:
-    return rules.in_flight_batches * max_num_batched_tokens
-
-
 def group_blocks(group: Group, tokens: int, block_size: int, in_flight: int) -> int:
     """Blocks one request of ``tokens`` tokens holds in this group at most."""
     spec = group.spec
@@ -169,8 +164,3 @@ def estimate_max_model_len(memory: int, plan: BlockPlan, max_model_len: int, in_
             hi = mid - 1
     return lo
 
-
-__all__ = [
-    "BlockPlan", "Group", "plan_blocks", "blocks_per_request", "max_concurrency", "logged_pool_tokens",
-    "blocks_for_logged_tokens", "estimate_max_model_len", "cdiv", "ceil", "in_flight_tokens",
-]

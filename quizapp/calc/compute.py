@@ -175,6 +175,15 @@ def _refuse_model_only_inputs(inputs: Inputs) -> None:
                         "kv_bytes_per_token is already per rank in its own dtype", name)
 
 
+# The weights count reads many optional config fields; a malformed one must not stop the KV
+# sizing, which does not need it.
+WEIGHTS_ERRORS = (CalcError, ValueError, TypeError, KeyError, ZeroDivisionError, OverflowError, AttributeError)
+
+
+def _reason(error: Exception) -> str:
+    return error.message if isinstance(error, CalcError) else f"a config field has an unexpected value ({error})"
+
+
 def _layout_values(result: Result) -> None:
     """The config facts a card quotes ("36 layers, 8 KV heads, a head size of 128")."""
     layout, model = result.layout, result.model
@@ -197,9 +206,9 @@ def _layout_values(result: Result) -> None:
                f"{layout.kv_dtype}: {layout.kv_dtype_bytes} byte(s) per value")
     try:
         params = count_parameters(model)
-    except CalcError as error:
+    except WEIGHTS_ERRORS as error:
         # A config may size the KV cache and still lack what the weights count needs.
-        result.notes.append(f"parameters not counted: {error.message}")
+        result.notes.append(f"parameters not counted: {_reason(error)}")
         return
     result.add("num_parameters", params.total, "parameters", f"{params.total / 1e9:.2f} B", params.derivation)
 
@@ -316,6 +325,9 @@ def _memory_budget(result: Result) -> None:
     free = inputs.free_memory_bytes
     if free is None:
         return
+    if free > total:
+        raise CalcError(f"free_memory_bytes {free:,} is more than the GPU's total memory {total:,}",
+                        "free_memory_bytes")
     ceiling = _utilization_ceiling(total, free, rules)
     result.add("gpu_memory_utilization_ceiling", ceiling, "", f"{ceiling:.4f}",
                f"largest fraction f with {'⌈' if rules.ceil_requested_memory else ''}{fmt.gib(total)} × f"
@@ -354,8 +366,8 @@ def _weights_ratio(result: Result) -> None:
         return
     try:
         _weights(result)
-    except CalcError as error:
-        result.notes.append(f"weights not counted: {error.message}")
+    except WEIGHTS_ERRORS as error:
+        result.notes.append(f"weights not counted: {_reason(error)}")
         return
     total, weights = result["total_memory_bytes"], result["weights_bytes"]
     ratio = total / weights
@@ -443,7 +455,13 @@ def _weights(result: Result) -> tuple[int, str]:
     if result.model is None:
         raise CalcError("a pool from the GPU budget needs weights_bytes when there is no model config",
                         "weights_bytes")
-    weights = weights_bytes(result.model, inputs.weights_dtype, inputs.tensor_parallel_size)
+    try:
+        weights = weights_bytes(result.model, inputs.weights_dtype, inputs.tensor_parallel_size)
+    except CalcError:
+        raise
+    except WEIGHTS_ERRORS as error:
+        raise CalcError(f"the weights cannot be counted from this config ({_reason(error)}); give weights_bytes",
+                        "weights_bytes") from None
     result.add("weights_bytes", weights.bytes, "B", fmt.gib(weights.bytes), weights.derivation)
     return weights.bytes, f"{weights.dtype}, counted from the config"
 

@@ -13,10 +13,10 @@ from typing import Any
 
 from .errors import CalcError
 from .layout import KV_CACHE_DTYPES
+from .weights import WEIGHTS_DTYPES
 
 MAX_INT = 2**53
 BLOCK_SIZES = (1, 8, 16, 32, 64, 128, 256)  # vLLM's BlockSize choices
-WEIGHTS_DTYPES = ("auto", "bfloat16", "float16", "fp8", "nvfp4")
 
 
 @dataclass(frozen=True)
@@ -105,8 +105,10 @@ def parse_bytes(value: Any, name: str) -> int:
         if not match or match[2] not in BYTE_UNITS:
             raise CalcError(f"{name} must be a number of bytes such as 10e9, '10 GB' or '9.31 GiB', got {value!r}",
                             name)
-        number = float(match[1].replace(",", "").replace("_", ""))
-        value = round(number * BYTE_UNITS[match[2]]) if match[2] else number
+        number = float(match[1].replace(",", "").replace("_", "")) * BYTE_UNITS[match[2]]
+        if not math.isfinite(number):
+            raise CalcError(f"{name} {value!r} is not a finite number of bytes", name)
+        value = round(number) if match[2] else number
     return parse_int(value, name)
 
 

@@ -129,11 +129,22 @@ def _lookup(cfg: dict, key: str, model_type: str):
     return None, None
 
 
-def _positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+# No real model comes near these; a config beyond them is a typo or an attack on our memory.
+MAX_LAYERS = 10_000
+MAX_DIMENSION = 10**8
+
+
+def _positive_int(value, name: str, minimum: int = 1) -> int:
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or value != value
+            or value in (float("inf"), float("-inf")) or value != int(value)):
         raise CalcError(f"config field '{name}' must be a whole number, got {value!r}", f"config.{name}")
-    if value <= 0:
-        raise CalcError(f"config field '{name}' must be positive, got {value!r}", f"config.{name}")
+    if value < minimum:
+        raise CalcError(f"config field '{name}' must be {'positive' if minimum else 'at least 0'}, got {value!r}",
+                        f"config.{name}")
+    limit = MAX_LAYERS if name in ("num_hidden_layers", "num_nextn_predict_layers") else MAX_DIMENSION
+    if value > limit:
+        raise CalcError(f"config field '{name}' is {value:,}, more than any model has (at most {limit:,})",
+                        f"config.{name}")
     return int(value)
 
 
@@ -216,7 +227,8 @@ def parse_config(config: Any, name: str = "config") -> ModelConfig:
         kv_lora_rank=kv_lora_rank,
         qk_rope_head_dim=rope_dim,
         max_position_embeddings=_positive_int(max_pos, "max_position_embeddings") if max_pos else None,
-        num_nextn_predict_layers=int(cfg.get("num_nextn_predict_layers") or 0),
+        num_nextn_predict_layers=_positive_int(cfg.get("num_nextn_predict_layers") or 0, "num_nextn_predict_layers",
+                                               minimum=0),
         linear=linear,
         raw=cfg,
         rules=tuple(rules),
@@ -243,7 +255,8 @@ def _layer_types(cfg, model_type, num_layers, window, is_mla, rules) -> list[str
         if not isinstance(declared, list) or len(declared) != num_layers:
             raise CalcError(f"config 'layer_types' must list one type per layer ({num_layers})",
                             "config.layer_types")
-        unknown = sorted({t for t in declared if t not in KNOWN_LAYER_TYPES})
+        unknown = sorted({repr(t) if not isinstance(t, str) else t for t in declared
+                          if not isinstance(t, str) or t not in KNOWN_LAYER_TYPES})
         if unknown:
             raise CalcError(f"config 'layer_types' has {', '.join(map(repr, unknown))}, which the "
                             f"calculator cannot size (it knows {', '.join(sorted(KNOWN_LAYER_TYPES))})",
@@ -265,7 +278,7 @@ def _layer_types(cfg, model_type, num_layers, window, is_mla, rules) -> list[str
         rules.append(f"no layer_types: {model_type} alternates sliding ({window}) and full layers")
         return [SLIDING if (i + 1) % 2 else FULL for i in range(num_layers)]
     if window and cfg.get("use_sliding_window") and cfg.get("max_window_layers") is not None:
-        first = int(cfg["max_window_layers"])
+        first = _positive_int(cfg["max_window_layers"], "max_window_layers", minimum=0)
         rules.append(f"use_sliding_window: layers from {first} on slide over {window} tokens")
         return [SLIDING if i >= first else FULL for i in range(num_layers)]
     if window:

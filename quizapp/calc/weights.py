@@ -299,8 +299,10 @@ FORMAT_NOTES = {
 
 
 def _model_dtype(model: ModelConfig) -> str:
-    """The dtype vLLM loads unquantized tensors in: float32 checkpoints load as bfloat16."""
-    return "bfloat16" if model.dtype == "float32" else model.dtype
+    """The dtype vLLM loads unquantized tensors in (the same rule as the KV cache's 'auto')."""
+    from .layout import model_dtype
+
+    return model_dtype(model)[0]
 
 
 def _auto_format(model: ModelConfig) -> str:

@@ -60,10 +60,18 @@ def _stamp(folder: Path) -> tuple:
 
 
 def _load_folder(folder: Path, previous: dict[str, Card]) -> tuple[dict[str, Card], list[Diagnostic]]:
+    return load_files(sorted(folder.glob("*.md")), previous)
+
+
+def load_files(paths, previous: dict[str, Card] | None = None) -> tuple[dict[str, Card], list[Diagnostic]]:
+    """Load card files: the cards that load, by id, and a diagnostic for each that does not.
+
+    A card unchanged since ``previous`` was loaded is reused, not parsed again.
+    """
     cards: dict[str, Card] = {}
     diagnostics: list[Diagnostic] = []
-    by_path = {card.path: card for card in previous.values()}
-    for path in sorted(folder.glob("*.md")):
+    by_path = {card.path: card for card in (previous or {}).values()}
+    for path in paths:
         shown = _display_path(path)
         old = by_path.get(shown)
         try:
@@ -73,6 +81,10 @@ def _load_folder(folder: Path, previous: dict[str, Card]) -> tuple[dict[str, Car
             continue
         except OSError as error:
             diagnostics.append(Diagnostic(shown, 1, "error", f"cannot read: {error.strerror}"))
+            continue
+        except Exception as error:  # noqa: BLE001 — one card's surprise must not take the bank down
+            log.exception("unexpected error loading %s", shown)
+            diagnostics.append(Diagnostic(shown, 1, "error", f"could not be loaded: {type(error).__name__}: {error}"))
             continue
         if card.id in cards:
             diagnostics.append(Diagnostic(shown, card.line_of("id"), "error",

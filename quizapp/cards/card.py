@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jinja2 import TemplateSyntaxError, meta
-from jinja2.loaders import DictLoader
+from jinja2.loaders import FunctionLoader
 
 from ..calc import FIELD_NAMES, CalcError
 from ..calc.compute import VALUES
@@ -96,15 +96,20 @@ class Card:
         return next((s for s in self.stages if s.name == name), None)
 
     def line_of(self, dotted_key: str) -> int:
-        """The front-matter line of a key such as 'scenario.model', or its nearest parent."""
-        while dotted_key:
-            if dotted_key in self.key_lines:
-                return self.key_lines[dotted_key]
-            dotted_key = dotted_key.rpartition(".")[0]
-        return 1
+        return key_line(self.key_lines, dotted_key)
 
     def search_text(self) -> str:
-        return " ".join([self.title, *self.roles, *self.tags, *(p.source for p in self.pieces.values())]).lower()
+        """What the bank's search looks in: never an answer's text, which the reader has not revealed."""
+        return " ".join([self.title, *self.roles, *self.tags, self.pieces["question"].source]).lower()
+
+
+def key_line(key_lines: dict[str, int], dotted_key: str) -> int:
+    """The front-matter line of a key such as 'scenario.model', or of its nearest parent."""
+    while dotted_key:
+        if dotted_key in key_lines:
+            return key_lines[dotted_key]
+        dotted_key = dotted_key.rpartition(".")[0]
+    return 1
 
 
 def load_card(path: Path, display_path: str) -> Card:
@@ -129,11 +134,7 @@ class _Builder:
         return CardError(Diagnostic(self.path, line, "error", message, hint))
 
     def key_line(self, key: str) -> int:
-        while key:
-            if key in self.source.key_lines:
-                return self.source.key_lines[key]
-            key = key.rpartition(".")[0]
-        return 1
+        return key_line(self.source.key_lines, key)
 
     # Front matter ---------------------------------------------------------------------------
 
@@ -215,10 +216,13 @@ class _Builder:
             raise self.error(self.key_line("answer.tolerance"), "tolerance must be a number ≥ 0 (a fraction, "
                              "0.05 = 5%)")
         mistakes = answer.get("mistakes") or []
+        if not isinstance(mistakes, list):
+            raise self.error(self.key_line("answer.mistakes"), "mistakes must be a list of {value, says}")
         for index, mistake in enumerate(mistakes):
             prefix = f"answer.mistakes.{index}"
-            if not isinstance(mistake, dict) or "value" not in mistake or "says" not in mistake:
-                raise self.error(self.key_line(prefix), "each mistake needs 'value' (a calculator value) and 'says'")
+            if not isinstance(mistake, dict) or not isinstance(mistake.get("says"), str) or "value" not in mistake:
+                raise self.error(self.key_line(prefix), "each mistake needs 'value' (a calculator value) and 'says' "
+                                 "(text)")
             self.check_value_name(mistake["value"], f"{prefix}.value")
         return {"value": answer["value"], "tolerance": float(tolerance), "mistakes": mistakes}
 
@@ -288,7 +292,10 @@ class _Builder:
     # Compile --------------------------------------------------------------------------------
 
     def compile(self) -> object:
-        env = make_environment(DictLoader({f"{self.path}#{k}": p.source for k, p in self.pieces.items()}))
+        sources = {f"{self.path}#{k}": p.source for k, p in self.pieces.items()}
+        # The loader names each template's file, so a render error's traceback gives its line.
+        env = make_environment(FunctionLoader(lambda name: (sources[name], name, lambda: True)
+                                              if name in sources else None))
         for key, piece in list(self.pieces.items()):
             name = f"{self.path}#{key}"
             try:
@@ -370,6 +377,10 @@ def _check_renders(card: Card) -> None:
         except CalcError as error:
             key_line = card.line_of(f"{prefix}.{error.field}") if error.field else line
             raise CardError(Diagnostic(card.path, key_line, "error", f"{label}: {error.message}")) from None
+        if card.answer and not isinstance(scenario.result.get(card.answer["value"]), (int, float)):
+            raise CardError(Diagnostic(card.path, card.line_of("answer.value"), "error",
+                                       f"{label}: answer value {card.answer['value']!r} is not a number the "
+                                       "calculator derives here"))
         for check in scenario.result.checks:
             if not check["ok"]:
                 raise CardError(Diagnostic(card.path, line, "error", f"{label}: vLLM would refuse to start: "

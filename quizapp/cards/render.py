@@ -6,6 +6,7 @@ file version and each scenario is computed once.
 
 from __future__ import annotations
 
+import re
 import traceback
 from dataclasses import dataclass
 
@@ -83,16 +84,12 @@ class CalcValues:
 
 def _calc_function(scenario, record: list):
     from ..calc import parse_inputs
-    from .scenario import compute
+    from .scenario import normalised, apply_changes, compute
 
     def calc(**changes):
-        # Another model in the same scenario: the pool keeps its bytes, as when a reader switches.
-        base = {k: v for k, v in scenario.inputs.given().items() if k != "pool_tokens"}
-        if "kv_cache_memory_bytes" in scenario.result.values:
-            base["kv_cache_memory_bytes"] = scenario.result["kv_cache_memory_bytes"]
-        if any(k in changes for k in ("pool_tokens", "gpu")):
-            base.pop("kv_cache_memory_bytes", None)
-        _, result = compute(parse_inputs({**base, **changes}))
+        # The same rule as a reader's change: a pool measured in tokens keeps its bytes.
+        merged, _ = apply_changes(scenario.inputs.given(), normalised(changes))
+        _, result = compute(parse_inputs(merged))
         return CalcValues(result, ", ".join(f"{k}={v}" for k, v in changes.items()), record)
 
     return calc
@@ -110,6 +107,13 @@ def _describe(error: Exception) -> str:
     if isinstance(error, CalcError):
         return f"calc(): {error.message}"
     message = getattr(error, "message", None) or str(error)
+    unknown = re.search(r"CalcValues object' has no attribute '(\w+)'", message)
+    if unknown:
+        from ..calc.compute import VALUES
+        from .diagnostics import did_you_mean
+
+        hint = did_you_mean(unknown[1], VALUES)
+        return f"calc() has no value {unknown[1]!r}" + (f" ({hint})" if hint else "")
     if "is undefined" in message:
         return f"{message} in this scenario (the calculator does not derive it here)"
     return message

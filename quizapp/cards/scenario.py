@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..calc import FIELD_NAMES, Result, calculate, fmt, parse_inputs
+from ..calc import FIELD_NAMES, CalcError, Result, calculate, fmt, parse_inputs
 from ..calc.inputs import BY_NAME, Inputs, parse_field
 
 POOL_KEYS = ("pool_tokens", "kv_cache_memory_bytes", "gpu")
@@ -64,33 +64,51 @@ def overrides_from_query(args) -> dict:
 
 def resolve_scenario(card, variant: int | None, overrides: dict) -> Scenario:
     """The card's scenario with a variant and overrides applied. Raises CalcError on bad input."""
-    base = _normalised(card.scenario)
-    chosen = {**base, **_normalised(card.variants[variant].inputs)} if variant is not None else dict(base)
+    base = normalised(card.scenario)
+    chosen, held = base, []
+    if variant is not None:
+        chosen, held = apply_changes(base, normalised(card.variants[variant].inputs))
     # Only what differs from the chosen scenario counts as the reader's change (and goes in the URL).
-    overrides = {k: v for k, v in _normalised(overrides).items() if chosen.get(k) != v}
-    changes = {k: v for k, v in {**chosen, **overrides}.items() if k not in base or base[k] != v}
-    merged = {**base, **changes}
-    held = []
+    overrides = {k: v for k, v in normalised(overrides).items() if chosen.get(k) != v}
+    merged, reader_held = apply_changes(chosen, overrides)
+    inputs = parse_inputs(merged)
+    key, result = compute(inputs)
+    return Scenario(inputs, key, result, variant, overrides, (reader_held or held))
+
+
+def apply_changes(scenario: dict, changes: dict) -> tuple[dict, list[str]]:
+    """A scenario with some inputs changed, and what was held fixed, in words.
+
+    A pool stated in tokens was measured under the scenario's model and dtype: when anything
+    else changes, it keeps its bytes and its tokens are counted again. Changes that size the
+    pool themselves replace it. The card pages and a card's calc() both go through here.
+    """
+    changes = {k: v for k, v in changes.items() if scenario.get(k) != v}
+    merged = {**scenario, **changes}
+    if not changes:
+        return merged, []
     if any(name in changes for name in POOL_KEYS):
-        # The reader or the variant sized the pool anew: the card's own pool no longer applies.
-        # (A GPU stays: with a pool in tokens or bytes it only adds vLLM's start check.)
+        # (A GPU stays: beside a pool in tokens or bytes it only adds vLLM's start check.)
         for name in ("pool_tokens", "kv_cache_memory_bytes"):
             if name not in changes:
                 merged.pop(name, None)
-    elif changes and "pool_tokens" in base:
-        # The pool was measured in tokens under the card's scenario: keep its memory.
-        _, base_result = compute(parse_inputs(base))
-        memory = base_result["kv_cache_memory_bytes"]
-        merged.pop("pool_tokens")
-        merged["kv_cache_memory_bytes"] = memory
-        held.append(f"The pool keeps its {fmt.gib(memory)} ({base['pool_tokens']:,} tokens as measured with "
-                    f"{base.get('model', 'the card model')}); its token count is recomputed.")
-    inputs = parse_inputs(merged)
-    key, result = compute(inputs)
-    return Scenario(inputs, key, result, variant, dict(overrides), held)
+        return merged, []
+    if "pool_tokens" not in scenario:
+        return merged, []
+    _, measured = compute(parse_inputs(scenario))
+    memory = measured["kv_cache_memory_bytes"]
+    merged.pop("pool_tokens")
+    merged["kv_cache_memory_bytes"] = memory
+    return merged, [f"The pool keeps its {fmt.gib(memory)} ({scenario['pool_tokens']:,} tokens as measured with "
+                    f"{scenario.get('model', 'the card model')}); its token count is recomputed."]
 
 
-def _normalised(inputs: dict) -> dict:
+def normalised(inputs: dict) -> dict:
     """Inputs parsed to their types, so '8192' from a URL equals 8192 from a card."""
-    return {name: parse_field(BY_NAME[name], value) for name, value in inputs.items()
-            if name in BY_NAME and value is not None and value != ""}
+    parsed = {}
+    for name, value in inputs.items():
+        if name not in BY_NAME or name == "config":
+            raise CalcError(f"unknown input {name!r}", name)
+        if value is not None and value != "":
+            parsed[name] = parse_field(BY_NAME[name], value)
+    return parsed

@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 
 from sqlite_utils import Database
 
 from . import scheduling
+from .clock import iso, now_utc, parse_iso
 from .db import write
 from .learners import ensure_learner
 
@@ -24,12 +25,20 @@ MAX_TEXT = 5000
 
 
 class EventError(ValueError):
+    status = 400
+
     def __init__(self, message: str, field: str | None):
         super().__init__(message)
         self.message, self.field = message, field
 
     def to_json(self) -> dict:
         return {"error": self.message, "field": self.field}
+
+
+class EventConflict(EventError):
+    """The event_id is already stored for another event: a retry must repeat the same event."""
+
+    status = 409
 
 
 @dataclass(frozen=True)
@@ -44,20 +53,12 @@ class Event:
     at: str | None = None  # set by the server unless imported
 
 
-def now_utc() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-def iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
-
-
 def parse_event(data) -> Event:
     """Validate an event as the API receives it; errors name the field."""
     if not isinstance(data, dict):
         raise EventError("an event must be a JSON object", None)
     event_id = data.get("event_id")
-    if not isinstance(event_id, str) or not EVENT_ID.match(event_id):
+    if not isinstance(event_id, str) or not EVENT_ID.fullmatch(event_id):
         raise EventError("event_id must be 8 to 100 letters, digits, '-', '_', '.' or ':' (a UUID is ideal)",
                          "event_id")
     card_id = data.get("card_id")
@@ -88,13 +89,17 @@ def parse_event(data) -> Event:
     detail = data.get("detail")
     if detail is not None and not isinstance(detail, dict):
         raise EventError("detail must be an object", "detail")
+    if detail and not all(isinstance(v, (str, int, float, bool, type(None))) for v in detail.values()):
+        raise EventError("detail's values must be text, numbers, true/false or null", "detail")
     return Event(event_id, card_id.strip(), kind, stage, value, detail, scenario)
 
 
 def record(db: Database, learner_id: str, event: Event, at: datetime | None = None) -> bool:
     """Store the event once. Returns True when it is new, False when it was already stored."""
-    moment = at or now_utc()
     with write(db):
+        # Timed under the write lock: concurrent grades of a card are then reviewed in the
+        # order of their times, so the state equals a replay of the review log.
+        moment = at or now_utc()
         ensure_learner(db, learner_id, moment)
         # Measured before the grade is stored: the grade closes the attempt it measures.
         duration = _attempt_duration_ms(db, learner_id, event.card_id, moment) if event.kind == "grade" else None
@@ -104,11 +109,21 @@ def record(db: Database, learner_id: str, event: Event, at: datetime | None = No
             [event.event_id, learner_id, event.card_id, event.kind, event.stage, event.value,
              _json(event.detail), _json(event.scenario), event.at or iso(moment)])
         created = cursor.rowcount == 1
+        if not created:
+            _check_same_event(db, learner_id, event)
         if created and event.kind == "grade":
             variant = (event.detail or {}).get("variant")
             scheduling.review(db, learner_id, event.card_id, scheduling.rating(event.value), moment, duration,
                               event.event_id, variant if isinstance(variant, int) else None)
     return created
+
+
+def _check_same_event(db: Database, learner_id: str, event: Event) -> None:
+    stored = db.execute("SELECT card_id, kind, stage, value FROM events WHERE learner_id = ? AND event_id = ?",
+                        [learner_id, event.event_id]).fetchone()
+    if stored and tuple(stored) != (event.card_id, event.kind, event.stage, event.value):
+        raise EventConflict(f"event_id {event.event_id!r} is already stored for a different event "
+                            f"({stored[1]} on {stored[0]}); give each event its own id", "event_id")
 
 
 def _json(value) -> str | None:
@@ -133,13 +148,18 @@ def attempt_events(db: Database, learner_id: str, card_id: str) -> list[dict]:
     keys = ("event_id", "kind", "stage", "value", "detail", "scenario", "at")
     events = [dict(zip(keys, row)) for row in rows]
     for event in events:
-        event["detail"] = json.loads(event["detail"]) if event["detail"] else {}
-        event["scenario"] = json.loads(event["scenario"]) if event["scenario"] else {}
+        event["detail"] = load_object(event["detail"])
+        event["scenario"] = load_object(event["scenario"])
     return events
 
 
-def revealed_stages(db: Database, learner_id: str, card_id: str) -> list[str]:
-    return list(dict.fromkeys(e["stage"] for e in attempt_events(db, learner_id, card_id) if e["kind"] == "reveal"))
+def load_object(text) -> dict:
+    """A stored JSON object; anything else (an old or imported row) reads as empty."""
+    try:
+        value = json.loads(text) if text else {}
+    except (TypeError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _attempt_duration_ms(db: Database, learner_id: str, card_id: str, moment: datetime) -> int | None:
@@ -148,7 +168,7 @@ def _attempt_duration_ms(db: Database, learner_id: str, card_id: str, moment: da
                      "kind != 'grade'", [learner_id, card_id, since]).fetchone()
     if not row or not row[0]:
         return None
-    started = datetime.fromisoformat(row[0])
+    started = parse_iso(row[0])
     return max(0, int((moment - started).total_seconds() * 1000))
 
 
@@ -160,5 +180,5 @@ def history(db: Database, learner_id: str, card_id: str | None = None, limit: in
         params.append(card_id)
     rows = db.execute(f"SELECT card_id, kind, stage, value, detail, at FROM events WHERE {where} "
                       "ORDER BY at DESC LIMIT ?", [*params, limit]).fetchall()
-    return [{"card_id": r[0], "kind": r[1], "stage": r[2], "value": r[3],
-             "detail": json.loads(r[4]) if r[4] else {}, "at": r[5]} for r in rows]
+    return [{"card_id": r[0], "kind": r[1], "stage": r[2], "value": r[3], "detail": load_object(r[4]), "at": r[5]}
+            for r in rows]

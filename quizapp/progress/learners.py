@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 
 from sqlite_utils import Database
 
+from .clock import iso, parse_iso
 from .db import write
 
 LEARNER_ID = re.compile(r"^[0-9a-f]{32,64}$")
@@ -24,7 +25,7 @@ def new_learner_id() -> str:
 
 def ensure_learner(db: Database, learner_id: str, moment: datetime | None = None) -> None:
     """Create the learner's row if it is not there. Call inside a write transaction."""
-    created = (moment or datetime.now(timezone.utc)).isoformat(timespec="microseconds")
+    created = iso(moment or datetime.now(timezone.utc))
     db.execute("INSERT OR IGNORE INTO learners (id, display_name, created_at) VALUES (?, NULL, ?)",
                [learner_id, created])
 
@@ -74,64 +75,126 @@ def import_progress(db: Database, learner_id: str, data) -> dict:
     """Merge an export into this learner: events and reviews already here are skipped.
 
     Scheduling state is rebuilt from the merged review log, so two machines' reviews of
-    the same card end in the state their reviews, in time order, lead to.
+    the same card end in the state their reviews, in time order, lead to. Every row is
+    checked before anything is written: a bad file imports nothing.
     """
     from . import scheduling
 
-    _check_export(data)
+    events, reviews, name = _checked_export(data)
     counts = {"events": 0, "reviews": 0}
     with write(db):
         ensure_learner(db, learner_id)
-        if data["learner"].get("display_name"):
-            db.execute("UPDATE learners SET display_name = COALESCE(display_name, ?) WHERE id = ?",
-                       [data["learner"]["display_name"], learner_id])
-        for row in data["events"]:
+        if name:
+            db.execute("UPDATE learners SET display_name = COALESCE(display_name, ?) WHERE id = ?", [name, learner_id])
+        for row in events:
             cursor = db.execute(
                 "INSERT OR IGNORE INTO events (event_id, learner_id, card_id, kind, stage, value, detail, scenario, "
                 "at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [row["event_id"], learner_id, row["card_id"], row["kind"], row.get("stage"), row.get("value"),
-                 row.get("detail"), row.get("scenario"), row["at"]])
+                [row["event_id"], learner_id, row["card_id"], row["kind"], row["stage"], row["value"], row["detail"],
+                 row["scenario"], row["at"]])
             counts["events"] += cursor.rowcount
-        touched = set()
-        for row in data["review_log"]:
+        for row in reviews:
             cursor = db.execute(
                 "INSERT OR IGNORE INTO review_log (learner_id, card_id, rating, reviewed_at, duration_ms, event_id) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                [learner_id, row["card_id"], row["rating"], row["reviewed_at"], row.get("duration_ms"),
-                 row["event_id"]])
+                [learner_id, row["card_id"], row["rating"], row["reviewed_at"], row["duration_ms"], row["event_id"]])
             counts["reviews"] += cursor.rowcount
-            touched.add(row["card_id"])
-        for card_id in touched:
+        for card_id in {row["card_id"] for row in reviews}:
             scheduling.rebuild(db, learner_id, card_id)
     return counts
 
 
-def _check_export(data) -> None:
+def _checked_export(data) -> tuple[list[dict], list[dict], str | None]:
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise ImportError_(f"not a quizapp progress export (expected \"format\": \"{EXPORT_FORMAT}\")")
     if data.get("version") != EXPORT_VERSION:
         raise ImportError_(f"export version {data.get('version')!r} is not one this app reads ({EXPORT_VERSION})")
-    if not isinstance(data.get("learner"), dict):
+    learner = data.get("learner")
+    if not isinstance(learner, dict):
         raise ImportError_("the export has no learner")
-    for table, required in (("events", ("event_id", "card_id", "kind", "at")),
-                            ("review_log", ("event_id", "card_id", "rating", "reviewed_at"))):
-        rows = data.get(table)
-        if not isinstance(rows, list):
+    name = learner.get("display_name")
+    name = " ".join(name.split())[:80] if isinstance(name, str) else None
+    for table in TABLES:
+        if not isinstance(data.get(table), list):
             raise ImportError_(f"the export's {table!r} must be a list")
-        for index, row in enumerate(rows):
-            missing = [k for k in required if not isinstance(row, dict) or row.get(k) in (None, "")]
-            if missing:
-                raise ImportError_(f"{table}[{index}] has no {', '.join(missing)}")
-            _check_time(row["at" if table == "events" else "reviewed_at"], f"{table}[{index}]")
+    now = datetime.now(timezone.utc)
+    events = [_checked_event(row, f"events[{i}]", now) for i, row in enumerate(data["events"])]
+    reviews = [_checked_review(row, f"review_log[{i}]", now) for i, row in enumerate(data["review_log"])]
+    return events, reviews, name
 
 
-def _check_time(text, where: str) -> None:
+def _text(row: dict, key: str, where: str, required: bool = True, limit: int = 100) -> str | None:
+    value = row.get(key)
+    if value in (None, "") and not required:
+        return None
+    if not isinstance(value, str) or not value or len(value) > limit:
+        raise ImportError_(f"{where} has no {key}" if value in (None, "") else
+                           f"{where}.{key} must be text of at most {limit} characters")
+    return value
+
+
+def _checked_event(row, where: str, now: datetime) -> dict:
+    from .events import EVENT_ID, KINDS, MAX_TEXT
+
+    if not isinstance(row, dict):
+        raise ImportError_(f"{where} is not an object")
+    missing = [k for k in ("event_id", "card_id", "kind", "at") if row.get(k) in (None, "")]
+    if missing:
+        raise ImportError_(f"{where} has no {', '.join(missing)}")
+    event_id = _text(row, "event_id", where)
+    if not EVENT_ID.fullmatch(event_id):
+        raise ImportError_(f"{where}.event_id {event_id!r} is not an event id")
+    kind = _text(row, "kind", where)
+    if kind not in KINDS:
+        raise ImportError_(f"{where}.kind {kind!r} is not one of {', '.join(KINDS)}")
+    return {
+        "event_id": event_id, "card_id": _text(row, "card_id", where), "kind": kind,
+        "stage": _text(row, "stage", where, required=False, limit=40),
+        "value": _text(row, "value", where, required=False, limit=MAX_TEXT),
+        "detail": _json_object(row.get("detail"), f"{where}.detail"),
+        "scenario": _json_object(row.get("scenario"), f"{where}.scenario"),
+        "at": _time(row["at"], f"{where}.at", now),
+    }
+
+
+def _checked_review(row, where: str, now: datetime) -> dict:
+    if not isinstance(row, dict):
+        raise ImportError_(f"{where} is not an object")
+    missing = [k for k in ("event_id", "card_id", "rating", "reviewed_at") if row.get(k) in (None, "")]
+    if missing:
+        raise ImportError_(f"{where} has no {', '.join(missing)}")
+    rating = row["rating"]
+    if isinstance(rating, bool) or rating not in (1, 2, 3, 4):
+        raise ImportError_(f"{where}.rating must be 1 (Again) to 4 (Easy), got {rating!r}")
+    duration = row.get("duration_ms")
+    if duration is not None and (isinstance(duration, bool) or not isinstance(duration, int) or duration < 0):
+        raise ImportError_(f"{where}.duration_ms must be a whole number of milliseconds")
+    return {"event_id": _text(row, "event_id", where), "card_id": _text(row, "card_id", where), "rating": rating,
+            "reviewed_at": _time(row["reviewed_at"], f"{where}.reviewed_at", now), "duration_ms": duration}
+
+
+def _json_object(value, where: str) -> str | None:
+    """detail and scenario travel as JSON text of an object (or null)."""
+    if value in (None, ""):
+        return None
     try:
-        moment = datetime.fromisoformat(str(text))
+        parsed = json.loads(value) if isinstance(value, str) else value
     except ValueError:
-        raise ImportError_(f"{where} has a time that is not ISO 8601: {text!r}") from None
-    if moment.tzinfo is None:
-        raise ImportError_(f"{where} has a time without a timezone: {text!r}")
+        raise ImportError_(f"{where} is not JSON") from None
+    if not isinstance(parsed, dict):
+        raise ImportError_(f"{where} must be a JSON object")
+    return json.dumps(parsed, sort_keys=True)
+
+
+def _time(text, where: str, now: datetime) -> str:
+    """Stored as UTC ISO text, the form every query sorts by; a time in the future is refused."""
+    try:
+        moment = parse_iso(text)
+    except (TypeError, ValueError):
+        raise ImportError_(f"{where} is not an ISO 8601 time with a timezone: {text!r}") from None
+    if moment > now:
+        raise ImportError_(f"{where} {text!r} is in the future")
+    return iso(moment)
 
 
 def dumps(data: dict) -> str:

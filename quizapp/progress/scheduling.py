@@ -7,10 +7,12 @@ review log in time order (which is how an import merges two machines' reviews).
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 from fsrs import Card, Rating, Scheduler, State
 from sqlite_utils import Database
+
+from .clock import iso, parse_iso
 
 RATINGS = {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good, "easy": Rating.Easy}
 # A card counts as mastered once FSRS spaces it three weeks or more (Anki's "mature").
@@ -36,53 +38,51 @@ def _state(db: Database, learner_id: str, card_id: str) -> dict | None:
     return rows[0] if rows else None
 
 
+def _advance(card: Card, reps: int, lapses: int, grade: Rating, moment: datetime) -> tuple[Card, int, int]:
+    """One review: the new FSRS card, reviews so far, lapses (Again on a card in review)."""
+    lapse = card.state == State.Review and grade == Rating.Again
+    card, _ = scheduler.review_card(card, grade, review_datetime=moment)
+    return card, reps + 1, lapses + lapse
+
+
+def _state_row(learner_id: str, card_id: str, card: Card, reps: int, lapses: int, variant, moment) -> dict:
+    return {
+        "learner_id": learner_id, "card_id": card_id, "fsrs": json.dumps(card.to_dict()), "due": iso(card.due),
+        "reps": reps, "lapses": lapses, "last_variant": OWN_SCENARIO if variant is None else variant,
+        "last_review": iso(moment),
+    }
+
+
 def review(db: Database, learner_id: str, card_id: str, grade: Rating, moment: datetime,
            duration_ms: int | None, event_id: str, variant: int | None) -> dict:
     """Apply one review: the new FSRS state and a review-log row. Call inside a write transaction."""
     row = _state(db, learner_id, card_id)
     card = Card.from_dict(json.loads(row["fsrs"])) if row else Card()
-    was_review = card.state == State.Review
-    card, _ = scheduler.review_card(card, grade, review_datetime=moment)
-    state = {
-        "learner_id": learner_id,
-        "card_id": card_id,
-        "fsrs": json.dumps(card.to_dict()),
-        "due": card.due.astimezone(timezone.utc).isoformat(timespec="microseconds"),
-        "reps": (row["reps"] if row else 0) + 1,
-        "lapses": (row["lapses"] if row else 0) + (1 if was_review and grade == Rating.Again else 0),
-        "last_variant": OWN_SCENARIO if variant is None else variant,
-        "last_review": moment.astimezone(timezone.utc).isoformat(timespec="microseconds"),
-    }
+    card, reps, lapses = _advance(card, row["reps"] if row else 0, row["lapses"] if row else 0, grade, moment)
+    state = _state_row(learner_id, card_id, card, reps, lapses, variant, moment)
     db["card_states"].upsert(state, pk=("learner_id", "card_id"))
     db.execute("INSERT OR IGNORE INTO review_log (learner_id, card_id, rating, reviewed_at, duration_ms, event_id) "
-               "VALUES (?, ?, ?, ?, ?, ?)", [learner_id, card_id, int(grade), state["last_review"], duration_ms,
-                                             event_id])
+               "VALUES (?, ?, ?, ?, ?, ?)", [learner_id, card_id, int(grade), iso(moment), duration_ms, event_id])
     return state
 
 
 def rebuild(db: Database, learner_id: str, card_id: str) -> None:
     """Recompute a card's state from its review log, oldest review first."""
-    rows = db.execute("SELECT rating, reviewed_at, event_id FROM review_log WHERE learner_id = ? AND card_id = ? "
+    from .events import load_object
+
+    rows = db.execute("SELECT rating, reviewed_at FROM review_log WHERE learner_id = ? AND card_id = ? "
                       "ORDER BY reviewed_at", [learner_id, card_id]).fetchall()
-    variant = db.execute("SELECT detail FROM events WHERE learner_id = ? AND card_id = ? AND kind = 'grade' "
-                         "ORDER BY at DESC LIMIT 1", [learner_id, card_id]).fetchone()
-    last_variant = json.loads(variant[0]).get("variant") if variant and variant[0] else None
+    last_grade = db.execute("SELECT detail FROM events WHERE learner_id = ? AND card_id = ? AND kind = 'grade' "
+                            "ORDER BY at DESC LIMIT 1", [learner_id, card_id]).fetchone()
+    variant = load_object(last_grade[0] if last_grade else None).get("variant")
     db.execute("DELETE FROM card_states WHERE learner_id = ? AND card_id = ?", [learner_id, card_id])
-    card, reps, lapses, last = Card(), 0, 0, None
-    for grade, reviewed_at, _ in rows:
-        was_review = card.state == State.Review
-        moment = datetime.fromisoformat(reviewed_at)
-        card, _ = scheduler.review_card(card, Rating(grade), review_datetime=moment)
-        reps += 1
-        lapses += 1 if was_review and grade == Rating.Again else 0
-        last = moment
+    card, reps, lapses, moment = Card(), 0, 0, None
+    for grade, reviewed_at in rows:
+        moment = parse_iso(reviewed_at)
+        card, reps, lapses = _advance(card, reps, lapses, Rating(grade), moment)
     if reps:
-        db["card_states"].insert({
-            "learner_id": learner_id, "card_id": card_id, "fsrs": json.dumps(card.to_dict()),
-            "due": card.due.astimezone(timezone.utc).isoformat(timespec="microseconds"), "reps": reps,
-            "lapses": lapses, "last_variant": OWN_SCENARIO if last_variant is None else last_variant,
-            "last_review": last.astimezone(timezone.utc).isoformat(timespec="microseconds"),
-        })
+        db["card_states"].insert(_state_row(learner_id, card_id, card, reps, lapses,
+                                            variant if isinstance(variant, int) else None, moment))
 
 
 def states(db: Database, learner_id: str) -> dict[str, dict]:
@@ -108,7 +108,8 @@ def next_variant(last_variant: int | None, variant_count: int) -> int | None:
 def pick_next(db: Database, learner_id: str, cards: list, now: datetime) -> tuple[object, int | None, str] | None:
     """The card to practise now: the most overdue due card, else a new one. (card, variant, why)."""
     known = states(db, learner_id)
-    due = sorted((known[c.id]["due"], c) for c in cards if c.id in known and known[c.id]["due"] <= _iso(now))
+    due = sorted(((known[c.id]["due"], c) for c in cards if c.id in known and known[c.id]["due"] <= iso(now)),
+                 key=lambda pair: pair[0])
     if due:
         card = due[0][1]
         return card, next_variant(known[card.id]["last_variant"], len(card.variants)), "due"
@@ -122,7 +123,3 @@ def next_due(db: Database, learner_id: str, card_ids: list[str]) -> str | None:
     known = states(db, learner_id)
     dues = sorted(known[c]["due"] for c in card_ids if c in known)
     return dues[0] if dues else None
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")

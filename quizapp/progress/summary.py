@@ -9,7 +9,8 @@ from datetime import date, datetime, timedelta, timezone
 from sqlite_utils import Database
 
 from . import scheduling
-from .events import history
+from .clock import iso, parse_iso
+from .events import load_object
 from .learners import get_learner
 
 # Good and Easy count as knowing the card; Again and Hard as not (yet).
@@ -24,7 +25,7 @@ def summary(db: Database, learner_id: str, cards: dict, now: datetime | None = N
                                          "'open'", [learner_id])}
     reviews = db.execute("SELECT card_id, rating, reviewed_at, duration_ms FROM review_log WHERE learner_id = ? "
                          "ORDER BY reviewed_at", [learner_id]).fetchall()
-    now_iso = now.astimezone(timezone.utc).isoformat(timespec="microseconds")
+    now_iso = iso(now)
     per_card = {}
     for card_id in sorted(seen | set(states)):
         state = states.get(card_id)
@@ -67,8 +68,8 @@ def _rating_name(value: int) -> str:
     return {1: "again", 2: "hard", 3: "good", 4: "easy"}[value]
 
 
-def _day(iso: str) -> date:
-    return datetime.fromisoformat(iso).astimezone(timezone.utc).date()
+def _day(text: str) -> date:
+    return parse_iso(text).date()
 
 
 def reviews_per_day(times: list[str], now: datetime, days: int = 30) -> list[tuple[str, int]]:
@@ -106,11 +107,7 @@ def answer_verdicts(db: Database, learner_id: str) -> dict:
     counts = Counter()
     for (detail,) in db.execute("SELECT detail FROM events WHERE learner_id = ? AND kind = 'answer'",
                                 [learner_id]):
-        verdict = json.loads(detail).get("verdict") if detail else None
-        if verdict:
+        verdict = load_object(detail).get("verdict")
+        if isinstance(verdict, str):
             counts[verdict] += 1
     return dict(counts)
-
-
-def card_history(db: Database, learner_id: str, card_id: str) -> list[dict]:
-    return history(db, learner_id, card_id)

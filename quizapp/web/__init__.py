@@ -19,6 +19,15 @@ def register(app: Flask) -> None:
     app.register_blueprint(practice.bp)
     app.register_blueprint(author.bp)
 
+    from ..progress.events import EventError
+
+    @app.errorhandler(EventError)
+    def event_error(error: EventError):
+        if wants_json():
+            return jsonify(error.to_json()), error.status
+        return render_template("error.html", code=error.status, title="Not stored", message=error.message), \
+            error.status
+
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException):
         if wants_json():

@@ -41,16 +41,18 @@ def gpus():
 
 @bp.get("/cards/<card_id>/values")
 def card_values(card_id):
-    """Every value the card's scenario computes (for authors and tests; pages never use it)."""
-    from .practice import bank
+    """Every value the card's scenario computes (an author tool: pages never use it)."""
+    from flask import current_app
+
+    if not current_app.config["AUTHOR_TOOLS"]:
+        abort(404, description="Author tools are turned off on this server.")
+    from .practice import bank, variant_index
 
     card = bank().get(card_id)
     if card is None:
         abort(404, description=f"There is no card {card_id!r} in the question bank.")
-    variant = request.args.get("variant", "").strip()
-    if variant and (not variant.isdigit() or int(variant) >= len(card.variants)):
-        raise CalcError(f"variant must be a number from 0 to {len(card.variants) - 1}", "variant")
-    scenario = resolve_scenario(card, int(variant) if variant else None, overrides_from_query(request.args))
+    scenario = resolve_scenario(card, variant_index(card, request.args.get("variant", "")),
+                                overrides_from_query(request.args))
     data = scenario.result.to_json()
     data["card"] = card.id
     data["variant"] = card.variants[scenario.variant].name if scenario.variant is not None else None
@@ -60,7 +62,7 @@ def card_values(card_id):
 
 @bp.errorhandler(progress_events.EventError)
 def event_error(error):
-    return jsonify(error.to_json()), 400
+    return jsonify(error.to_json()), error.status
 
 
 @bp.post("/progress/events")

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, render_template
+from flask import Blueprint, abort, current_app, render_template
 
 from .practice import bank, get_card, page_context, scenario_from_request
 
 bp = Blueprint("author", __name__, url_prefix="/author")
+
+
+@bp.before_request
+def author_tools_only():
+    if not current_app.config["AUTHOR_TOOLS"]:
+        abort(404, description="Author tools are turned off on this server.")
 
 
 @bp.get("/")
@@ -18,8 +24,8 @@ def index():
 
 @bp.get("/cards/<card_id>")
 def preview(card_id):
-    """The card as a reader sees it with every stage revealed (the reader's own state is untouched)."""
+    """The card as a reader sees it with every stage revealed, without the forms that record progress."""
     card = get_card(card_id)
     scenario, error = scenario_from_request(card)
-    context = page_context(card, scenario, error, card.stage_names)
-    return render_template("card.html", preview=True, **context), (400 if error else 200)
+    context = {**page_context(card, scenario, error, card.stage_names), "preview": True}
+    return render_template("card.html", **context), (400 if error else 200)

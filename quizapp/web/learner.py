@@ -72,7 +72,7 @@ def rename():
 def switch():
     """Use another profile: paste its id (shown on its own profile page)."""
     other = request.form.get("learner_id", "").strip().lower()
-    if not learners.LEARNER_ID.match(other) or learners.get_learner(get_db(), other) is None:
+    if not learners.LEARNER_ID.fullmatch(other) or learners.get_learner(get_db(), other) is None:
         flash("No profile has that id. Copy the id from the profile page of the profile you want.")
         return redirect(url_for("learner.me"), code=303)
     session["learner_id"] = other

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+import re
 from datetime import datetime, timezone
 
 from flask import Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, url_for
@@ -91,11 +92,17 @@ def scenario_from_request(card):
 
 
 def _variant_index(card) -> int | None:
-    raw = request.args.get("variant", "").strip()
+    return variant_index(card, request.args.get("variant", ""))
+
+
+def variant_index(card, raw: str) -> int | None:
+    """The ?variant= of a card's URL: empty for the card's own scenario, else 0, 1, …"""
+    raw = raw.strip()
     if not raw:
         return None
-    if not raw.isdigit() or int(raw) >= len(card.variants):
-        raise CalcError(f"variant must be a number from 0 to {len(card.variants) - 1}", "variant")
+    if not re.fullmatch(r"[0-9]{1,4}", raw) or int(raw) >= len(card.variants):
+        choices = f"from 0 to {len(card.variants) - 1}" if card.variants else "absent: this card has no variants"
+        raise CalcError(f"variant must be {choices}", "variant")
     return int(raw)
 
 
@@ -119,6 +126,7 @@ def page_context(card, scenario, error, revealed):
         "controls": controls(card, scenario), "next_variant_url": next_variant_url,
         "variant_name": card.variants[scenario.variant].name if scenario.variant is not None else None,
         "state": card_state(card.id),
+        "preview": False,
         "grades": ("again", "hard", "good", "easy"),
     }
 
@@ -182,7 +190,8 @@ def reveal(card_id, stage):
     event_id = _form_event_id()
     answer = request.form.get("answer")
     if answer is not None and answer.strip() and not state["revealed"]:
-        record(card, "answer", scenario, value=answer[: events.MAX_TEXT], detail=_grade(card, scenario, answer),
+        answer = answer[: events.MAX_TEXT]
+        record(card, "answer", scenario, value=answer, detail=_grade(card, scenario, answer),
                event_id=f"{event_id}-answer")
     detail = {"elapsed_ms": _elapsed_ms(state)} if not state["revealed"] else None
     record(card, "reveal", scenario, stage=stage, detail=detail, event_id=event_id)
@@ -217,8 +226,7 @@ def grade(card_id):
         abort(400, description="rating must be again, hard, good or easy")
     scenario, _ = scenario_from_request(card)
     record(card, "grade", scenario, value=rating, detail={"variant": scenario.variant}, event_id=_form_event_id())
-    state = events_state(card.id)
-    flash(f"Graded “{rating.title()}”: {card.title} comes back {_when(state['due'])}.")
+    flash(f"Graded “{rating.title()}”: {card.title} comes back {_when(scheduled_state(card.id).get('due'))}.")
     return redirect(url_for("learner.practice", **_practice_filters()), code=303)
 
 
@@ -231,7 +239,7 @@ def reset(card_id):
     return redirect(_card_url(card, scenario), code=303)
 
 
-def events_state(card_id: str) -> dict:
+def scheduled_state(card_id: str) -> dict:
     from ..progress import scheduling
 
     return scheduling.states(get_db(), learner_id()).get(card_id) or {}
@@ -255,7 +263,7 @@ def _practice_filters() -> dict:
 
 def _form_event_id() -> str:
     raw = request.form.get("event_id", "")
-    return raw if events.EVENT_ID.match(raw) else new_event_id()
+    return raw if events.EVENT_ID.fullmatch(raw) else new_event_id()
 
 
 def _elapsed_ms(state: dict) -> int | None:
@@ -299,7 +307,8 @@ def fragment_json(context: dict, focus: str | None = None) -> dict:
         "url": _card_url(card, context["scenario"]),
         "query": context["query"],
         "question": view.question_html,
-        "stages": {s.name: render.stage(card, s, context["query"], context["state"]) for s in view.stages},
+        "stages": {s.name: render.stage(card, s, context["query"], context["state"], context["preview"])
+                   for s in view.stages},
         "revealed": [s.name for s in view.stages if s.revealed],
         "derivations": render.derivations(view),
         "held": render.held(context["scenario"], context["variant_name"], context["next_variant_url"]),

@@ -25,7 +25,7 @@ def close_db(_error=None):
 def learner_id() -> str:
     """The learner's id from the signed session cookie; a new profile on the first visit."""
     current = session.get("learner_id")
-    if not current or not learners.LEARNER_ID.match(current):
+    if not current or not learners.LEARNER_ID.fullmatch(current):
         current = learners.new_learner_id()
         session["learner_id"] = current
         session.permanent = True

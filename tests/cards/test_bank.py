@@ -43,3 +43,22 @@ def test_non_utf8_file_is_reported(write_card):
     bank = Bank(path.parent).refresh()
     assert "tiny" in bank.cards
     assert "not UTF-8" in bank.diagnostics[0].message
+
+
+def test_a_card_that_crashes_the_loader_is_a_diagnostic(write_card, monkeypatch):
+    from quizapp.cards import bank as bank_module
+
+    path = write_card()
+    write_card(GOOD_CARD.replace("id: tiny", "id: other"), name="other.md")
+
+    real = bank_module.load_card
+
+    def flaky(file, shown):
+        if file.name == "other.md":
+            raise RuntimeError("boom")
+        return real(file, shown)
+
+    monkeypatch.setattr(bank_module, "load_card", flaky)
+    bank = Bank(path.parent).refresh()
+    assert list(bank.cards) == ["tiny"]
+    assert "RuntimeError: boom" in bank.diagnostics[0].message

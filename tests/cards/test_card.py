@@ -147,3 +147,33 @@ def test_the_seed_card_loads_clean():
     assert card.warnings == []
     assert len(card.follow_ups) == 4 and [f.level for f in card.follow_ups] == ["L2", "L2", "L3", "L3"]
     assert len(card.wrong_answers) == 3
+
+
+def test_render_error_points_at_its_own_line(write_card):
+    text = GOOD_CARD.replace("One token takes {{ kv_bytes_per_token | kib }}.",
+                             "One token takes\nquite a lot:\n{{ calc(model=\"Qwen/Qwen3-32B\").kv_bytes_per_tokn | kib }}.")
+    diagnostic, _ = error_of(write_card, text)
+    assert diagnostic.line == line_of(text, "kv_bytes_per_tokn")
+    assert "calc() has no value 'kv_bytes_per_tokn'" in diagnostic.message
+    assert "did you mean 'kv_bytes_per_token'?" in diagnostic.message
+
+
+@pytest.mark.parametrize("answer, words", [
+    ("answer:\n  value: users_fit\n  mistakes: 5\n", "mistakes must be a list"),
+    ("answer:\n  value: users_fit\n  mistakes:\n    - value: max_concurrency\n      says: [1]\n", "'says' (text)"),
+    ("answer:\n  value: kv_dtype\n", "is not a number"),
+])
+def test_bad_answer_blocks_are_errors_not_crashes(write_card, answer, words):
+    diagnostic, _ = error_of(write_card, GOOD_CARD.replace("variants:", answer + "variants:"))
+    assert words in diagnostic.message
+
+
+def test_calc_keeps_the_pool_bytes_like_a_reader_switch(write_card):
+    text = GOOD_CARD.replace("One token takes {{ kv_bytes_per_token | kib }}.",
+                             "Llama fits {{ calc(model=\"meta-llama/Llama-3.1-8B-Instruct\").users_fit }} users.")
+    card = load(write_card(text))
+    from quizapp.cards.render import render_piece
+
+    html = render_piece(card, "full", resolve_scenario(card, None, {})).html
+    reader = resolve_scenario(card, None, {"model": "meta-llama/Llama-3.1-8B-Instruct"}).result["users_fit"]
+    assert f"Llama fits {reader} users." in html and reader == 42

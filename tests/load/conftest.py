@@ -43,12 +43,6 @@ def pytest_configure(config):
                                        "(deselect with -m 'not load')")
 
 
-def pytest_collection_modifyitems(items):
-    for item in items:
-        if "tests/load/" in item.nodeid.replace("\\", "/"):
-            item.add_marker(pytest.mark.load)
-
-
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((HOST, 0))

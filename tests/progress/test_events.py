@@ -32,9 +32,9 @@ def test_a_retried_grade_schedules_once(db):
 def test_attempt_resets_after_grade(db):
     events.record(db, LEARNER, Event("evt-open-001", "c", "open"))
     events.record(db, LEARNER, Event("evt-rev-0001", "c", "reveal", "short"))
-    assert events.revealed_stages(db, LEARNER, "c") == ["short"]
+    assert [e["stage"] for e in events.attempt_events(db, LEARNER, "c") if e["kind"] == "reveal"] == ["short"]
     events.record(db, LEARNER, Event("evt-grade-01", "c", "grade", value="easy"))
-    assert events.revealed_stages(db, LEARNER, "c") == []
+    assert events.attempt_events(db, LEARNER, "c") == []
     log = list(db["review_log"].rows)[0]
     assert log["duration_ms"] is not None and log["duration_ms"] >= 0
 
@@ -55,3 +55,25 @@ def test_bad_events_name_the_field(data, field):
     with pytest.raises(EventError) as error:
         parse_event(data)
     assert error.value.field == field
+
+
+def test_reusing_an_event_id_for_another_event_is_a_conflict(db):
+    events.record(db, LEARNER, Event("evt-0000001", "c", "reveal", "short"))
+    with pytest.raises(events.EventConflict) as error:
+        events.record(db, LEARNER, Event("evt-0000001", "c", "grade", value="good"))
+    assert error.value.field == "event_id" and error.value.status == 409
+    assert db["review_log"].count == 0
+
+
+def test_detail_values_must_be_plain(db):
+    with pytest.raises(EventError) as error:
+        parse_event({"event_id": "evt-0000001", "card_id": "c", "kind": "answer", "detail": {"verdict": ["x"]}})
+    assert error.value.field == "detail"
+
+
+def test_stored_rows_with_broken_json_read_as_empty(db):
+    events.record(db, LEARNER, Event("evt-0000001", "c", "answer", value="37"))
+    db.execute("UPDATE events SET detail = 'not json', scenario = '[1]'")
+    db.conn.commit()
+    [event] = events.attempt_events(db, LEARNER, "c")
+    assert event["detail"] == {} and event["scenario"] == {}

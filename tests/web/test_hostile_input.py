@@ -1,0 +1,95 @@
+"""Hostile or broken input gets a clear 4xx naming what is wrong, never a 500."""
+
+import pytest
+
+from quizapp import create_app
+
+CARD = "/cards/kv-pool-users"
+
+
+@pytest.mark.parametrize("query", [
+    "?variant=%C2%B2", "?variant=" + "9" * 5000, "?variant=-1", "?kv_cache_memory_bytes=1e400gb",
+    "?max_model_len=nan", "?pool_tokens=inf", "?model=" + "x" * 5000, "?gpu_memory_utilization=2",
+    "?block_size=7", "?tensor_parallel_size=0x10",
+])
+@pytest.mark.parametrize("path", [CARD, CARD + "/fragment", "/api/cards/kv-pool-users/values"])
+def test_bad_scenarios_are_400(client, path, query):
+    response = client.get(path + query)
+    assert response.status_code == 400, response.get_data(as_text=True)[:300]
+
+
+def test_bad_reveal_scenario_is_not_a_500(client):
+    assert client.post(CARD + "/reveal/short?variant=%C2%B2").status_code in (303, 400)
+
+
+@pytest.mark.parametrize("config", [
+    {"num_hidden_layers": 1e10, "num_attention_heads": 8, "hidden_size": 512},
+    {"num_hidden_layers": 2, "num_attention_heads": 8, "hidden_size": 512, "layer_types": [[1], "full_attention"]},
+    {"num_hidden_layers": 2, "num_attention_heads": 8, "hidden_size": 512, "max_window_layers": "x",
+     "use_sliding_window": True, "sliding_window": 4},
+    {"num_hidden_layers": 2, "num_attention_heads": float("inf"), "hidden_size": 512},
+])
+def test_hostile_configs_are_400(client, config):
+    response = client.post("/api/calc", json={"config": config})
+    assert response.status_code == 400 and response.get_json()["field"].startswith("config")
+
+
+@pytest.mark.parametrize("config", [
+    {"num_hidden_layers": 2, "num_attention_heads": 8, "hidden_size": 512, "vocab_size": "x"},
+    {"num_hidden_layers": 2, "num_attention_heads": 8, "hidden_size": 512, "vocab_size": 100,
+     "intermediate_size": 10, "n_routed_experts": 4, "moe_layer_freq": 0, "mlp_only_layers": 5},
+])
+def test_configs_the_weights_count_cannot_read_still_size_the_kv_cache(client, config):
+    response = client.post("/api/calc", json={"config": config})
+    assert response.status_code == 200
+    assert response.get_json()["kv_bytes_per_token"] == 2 * 8 * 64 * 2 * 2
+    assert any("parameters not counted" in note for note in response.get_json()["notes"])
+
+
+def test_free_memory_above_total_is_refused(client):
+    response = client.post("/api/calc", json={"model": "Qwen/Qwen3-8B", "gpu": "L4", "free_memory_bytes": 1e15})
+    assert response.status_code == 400 and response.get_json()["field"] == "free_memory_bytes"
+
+
+def test_search_never_matches_unrevealed_text(client):
+    assert "How many users fit" not in client.get("/?q=waits+in+the+queue").get_data(as_text=True)
+    assert "How many users fit" in client.get("/?q=manager").get_data(as_text=True)
+
+
+def test_reusing_an_event_id_for_another_event_is_409(client):
+    body = {"event_id": "evt-conflict-1", "card_id": "kv-pool-users", "kind": "reveal", "stage": "short"}
+    assert client.post("/api/progress/events", json=body).status_code == 201
+    response = client.post("/api/progress/events", json={**body, "kind": "grade", "value": "good", "stage": None})
+    assert response.status_code == 409 and response.get_json()["field"] == "event_id"
+    assert client.get("/api/progress").get_json()["reviews"] == 0
+
+
+def test_a_grade_form_reusing_an_id_is_a_409_page(client):
+    client.post(CARD + "/reveal/short", data={"event_id": "evt-form-0001"})
+    response = client.post(CARD + "/grade", data={"rating": "good", "event_id": "evt-form-0001"})
+    assert response.status_code == 409 and "already stored" in response.get_data(as_text=True)
+
+
+def test_poisoned_verdict_cannot_break_the_dashboard(client):
+    body = {"event_id": "evt-poison-1", "card_id": "kv-pool-users", "kind": "answer", "value": "x",
+            "detail": {"verdict": ["x"]}}
+    assert client.post("/api/progress/events", json=body).status_code == 400
+    assert client.get("/progress").status_code == 200
+
+
+def test_author_tools_can_be_turned_off(tmp_path):
+    client = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"), "AUTHOR_TOOLS": False}).test_client()
+    assert client.get("/author/cards/kv-pool-users").status_code == 404
+    assert client.get("/api/cards/kv-pool-users/values").status_code == 404
+    assert client.get(CARD).status_code == 200
+
+
+def test_author_preview_records_nothing(client):
+    page = client.get("/author/cards/kv-pool-users").get_data(as_text=True)
+    assert "nothing is recorded" in page and 'class="grade"' not in page and 'class="reveal"' not in page
+    assert client.get("/api/progress").get_json()["cards_seen"] == 0
+
+
+def test_huge_body_is_413(client):
+    response = client.post("/api/progress/events", data=b"x" * (22 * 1024 * 1024), content_type="application/json")
+    assert response.status_code == 413
