@@ -215,6 +215,10 @@ def _layout_values(result: Result) -> None:
 
 def _kv_bytes(result: Result) -> None:
     layout, plan, model = result.layout, result.plan, result.model
+    if model is not None and model.is_mla and result.inputs.block_size == 16:
+        result.notes.append("MLA attention backends choose their own block size: 64 tokens with FlashMLA "
+                            "(vLLM 0.11 on Hopper), 32 or 128 on Blackwell; block_size 16 is current vLLM's "
+                            "FLASH_ATTN_MLA on Hopper. Give block_size to match your backend.")
     per_token = plan.kv_bytes_per_token
     if model is None:
         derivation = f"{per_token:,} B per token per rank (given) = {fmt.kib(per_token)}"
@@ -437,8 +441,7 @@ def _pool_memory(result: Result) -> tuple[int | None, str]:
     memory = int(requested - weights - other)
     if memory <= 0:
         raise CalcError(
-            "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
-            f"initializing the engine. ({fmt.gib(requested)} requested − {fmt.gib(weights)} weights − "
+            f"{_no_memory_text(result.rules)} ({fmt.gib(requested)} requested − {fmt.gib(weights)} weights − "
             f"{fmt.gib(other)} other = {fmt.gib(memory)})", "gpu_memory_utilization")
     other_why = (f"{other:,} B non-KV memory (given)" if other else
                  "0 B non-KV memory (not given; vLLM measures activations and CUDA graphs at start)")
@@ -536,17 +539,31 @@ def _start_checks(result: Result, max_model_len: int | None, in_flight: int) -> 
                f"capped at max_model_len {max_model_len:,}: {estimate:,} tokens")
     message = None
     if available <= 0:
-        message = ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
-                   "initializing the engine.")
+        message = _no_memory_text(rules)
     elif needed > available:
         estimated = (f"Based on the available memory, the estimated maximum model length is {estimate}. "
                      if estimate > 0 else "")
+        cpu_note = " (which also controls CPU memory on the CPU backend)" if rules.cpu_note_in_refusal else ""
         message = (f"To serve at least one request with the model's max seq len ({max_model_len}), "
                    f"({_format_gib(needed)} GiB KV cache is needed, which is larger than the available KV cache "
-                   f"memory ({_format_gib(available)} GiB). {estimated}Try increasing `gpu_memory_utilization` "
-                   "or decreasing `max_model_len` when initializing the engine.")
+                   f"memory ({_format_gib(available)} GiB). {estimated}Try increasing `gpu_memory_utilization`"
+                   f"{cpu_note} or decreasing `max_model_len` when initializing the engine."
+                   f"{DOCS_LINK if rules.cpu_note_in_refusal else ''}")
     result.checks.append({"check": "one_request_fits", "ok": message is None, "message": message,
                           "needed_bytes": needed, "available_bytes": available})
+
+
+DOCS_LINK = " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."
+
+
+def _no_memory_text(rules: VllmRules) -> str:
+    """vLLM's refusal when nothing is left for the KV cache, as the chosen release words it."""
+    if rules.cpu_note_in_refusal:
+        return ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                "initializing the engine (this flag also controls CPU memory reservation on the CPU backend, "
+                "despite its name)." + DOCS_LINK)
+    return ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+            "initializing the engine.")
 
 
 def _blocks_word(plan: BlockPlan) -> str:

@@ -36,6 +36,8 @@ class VllmRules:
     device_in_refusal: bool
     # The two pool lines are printed as one from 0.28.
     one_log_line: bool
+    # The refusals mention the CPU backend and link the docs in the current planning code.
+    cpu_note_in_refusal: bool
 
 
 def parse_version(text: str) -> tuple[int, int]:
@@ -61,4 +63,5 @@ def rules_for(version: str | None) -> VllmRules:
         reserve_null_block_in_check=v >= (0, 28),
         device_in_refusal=v >= (0, 14),
         one_log_line=v >= (0, 28),
+        cpu_note_in_refusal=v >= (0, 28),
     )

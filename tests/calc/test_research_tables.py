@@ -220,3 +220,21 @@ def test_unknown_layer_type_is_refused_not_guessed():
         calculate({"config": config})
     assert error.value.field == "config.layer_types"
     assert "chunked_attention" in error.value.message
+
+
+def test_current_refusal_text_has_the_cpu_note_and_the_docs_link():
+    result = calculate({"model": "Qwen/Qwen3-30B-A3B-Instruct-2507", "kv_cache_dtype": "fp8",
+                        "max_model_len": 221_000, "kv_cache_memory_bytes": 7_630 * 16 * 49_152 + 1_000})
+    check = next(c for c in result.checks if c["check"] == "one_request_fits")
+    assert "Try increasing `gpu_memory_utilization` (which also controls CPU memory on the CPU backend) or " \
+           "decreasing `max_model_len` when initializing the engine. See https://docs.vllm.ai/en/latest/" \
+           "configuration/conserving_memory/ for more details." in check["message"]
+    # The current check keeps one block back for the null block: one block less than 0.24's estimate.
+    assert "estimated maximum model length is 122064." in check["message"]
+
+
+def test_a_budget_with_nothing_left_is_refused_in_vllm_words():
+    with pytest.raises(CalcError) as error:
+        calculate({"model": "Qwen/Qwen3-32B", "gpu": "L4"})
+    assert error.value.message.startswith("No available memory for the cache blocks.")
+    assert error.value.field == "gpu_memory_utilization"
