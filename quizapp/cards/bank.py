@@ -43,6 +43,19 @@ class Bank:
     def sorted_cards(self) -> list[Card]:
         return sorted(self.cards.values(), key=lambda c: c.title.lower())
 
+    def matching(self, role: str = "", tag: str = "", query: str = "") -> list[Card]:
+        """Cards for a role and a tag (either may be empty) whose text holds every word of the query."""
+        words = query.lower().split()
+        return [c for c in self.sorted_cards()
+                if (not role or role in c.roles) and (not tag or tag in c.tags)
+                and all(word in c.search_text() for word in words)]
+
+    def roles(self) -> list[str]:
+        return sorted({r for c in self.cards.values() for r in c.roles})
+
+    def tags(self) -> list[str]:
+        return sorted({t for c in self.cards.values() for t in c.tags})
+
 
 def _display_path(path: Path) -> str:
     """questions/x.md when the card is under the working folder, else the full path."""

@@ -14,7 +14,7 @@ import markdown
 import nh3
 from jinja2 import TemplateError
 
-from ..calc import CalcError, fmt
+from ..calc import CalcError
 from .diagnostics import CardError, Diagnostic
 
 ALLOWED_TAGS = {"p", "a", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote", "h3", "h4", "h5",
@@ -117,6 +117,3 @@ def _describe(error: Exception) -> str:
     if "is undefined" in message:
         return f"{message} in this scenario (the calculator does not derive it here)"
     return message
-
-
-__all__ = ["Rendered", "render_piece", "sanitize", "to_html", "fmt"]

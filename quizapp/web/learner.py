@@ -18,22 +18,16 @@ bp = Blueprint("learner", __name__)
 MAX_IMPORT_BYTES = 20 * 1024 * 1024
 
 
-def filtered_cards(role: str, tag: str) -> list:
-    return [c for c in bank().sorted_cards() if (not role or role in c.roles) and (not tag or tag in c.tags)]
-
-
 @bp.get("/practice")
 def practice():
     """Due cards first (most overdue first), then new ones; a returning card gets another variant."""
     role, tag = request.args.get("role", "").strip(), request.args.get("tag", "").strip()
-    cards = filtered_cards(role, tag)
+    cards = bank().matching(role, tag)
     choice = scheduling.pick_next(get_db(), learner_id(), cards, datetime.now(timezone.utc))
     if choice is None:
         next_due = scheduling.next_due(get_db(), learner_id(), [c.id for c in cards])
-        all_cards = bank().sorted_cards()
         return render_template("practice_done.html", next_due=next_due, role=role, tag=tag, total=len(cards),
-                               roles=sorted({r for c in all_cards for r in c.roles}),
-                               tags=sorted({t for c in all_cards for t in c.tags}))
+                               roles=bank().roles(), tags=bank().tags())
     card, variant, _why = choice
     params = {"variant": variant} if variant is not None else {}
     return redirect(url_for("practice.card", card_id=card.id, **params), code=303)

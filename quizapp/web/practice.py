@@ -10,10 +10,11 @@ from urllib.parse import urlencode
 
 import re
 from datetime import datetime, timezone
+from pathlib import Path
 
 from flask import Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, url_for
 
-from ..calc import CalcError, gpu_entries, model_ids
+from ..calc import CalcError, model_ids
 from ..calc.layout import KV_CACHE_DTYPES
 from ..cards import Bank, CardError, card_view, overrides_from_query, resolve_scenario
 from ..progress import events
@@ -27,14 +28,8 @@ def bank() -> Bank:
     """The app's bank, reloaded when a card file changes."""
     bank = current_app.extensions.get("quizapp.bank")
     if bank is None:
-        bank = current_app.extensions["quizapp.bank"] = Bank(_questions_dir())
+        bank = current_app.extensions["quizapp.bank"] = Bank(Path(current_app.config["QUESTIONS_DIR"]))
     return bank.refresh()
-
-
-def _questions_dir():
-    from pathlib import Path
-
-    return Path(current_app.config["QUESTIONS_DIR"])
 
 
 def get_card(card_id: str):
@@ -53,7 +48,6 @@ def card_state(card_id: str) -> dict:
         "answer": answers[-1]["value"] if answers else "",
         "feedback": answers[-1]["detail"] if answers else None,
         "followups": {e["stage"]: e["value"] for e in attempt if e["kind"] == "followup"},
-        "opened": any(e["kind"] == "open" for e in attempt),
         "events": attempt,
     }
 
@@ -73,14 +67,9 @@ def index():
     tag = request.args.get("tag", "").strip()
     query = request.args.get("q", "").strip()
     the_bank = bank()
-    cards = the_bank.sorted_cards()
-    shown = [c for c in cards
-             if (not role or role in c.roles) and (not tag or tag in c.tags)
-             and (not query or all(word in c.search_text() for word in query.lower().split()))]
-    roles = sorted({r for c in cards for r in c.roles})
-    tags = sorted({t for c in cards for t in c.tags})
-    return render_template("bank.html", cards=shown, total=len(cards), roles=roles, tags=tags, role=role, tag=tag,
-                           query=query, broken=len(the_bank.diagnostics))
+    return render_template("bank.html", cards=the_bank.matching(role, tag, query), total=len(the_bank.cards),
+                           roles=the_bank.roles(), tags=the_bank.tags(), role=role, tag=tag, query=query,
+                           broken=len(the_bank.diagnostics))
 
 
 def scenario_from_request(card):
@@ -106,7 +95,11 @@ def variant_index(card, raw: str) -> int | None:
     return int(raw)
 
 
-def page_context(card, scenario, error, revealed):
+def page_context(card, scenario, error, revealed: list[str] | None = None):
+    """What the card page and its fragments show; ``revealed`` defaults to the reader's own."""
+    state = card_state(card.id)
+    if revealed is None:
+        revealed = state["revealed"]
     try:
         view = card_view(card, scenario, set(revealed))
     except CardError as failure:
@@ -122,12 +115,9 @@ def page_context(card, scenario, error, revealed):
                         if next_variant < len(card.variants) else url_for("practice.card", card_id=card.id))
     return {
         "card": card, "view": view, "scenario": scenario, "error": error, "query": query,
-        "models": model_ids(), "gpus": gpu_entries(), "kv_cache_dtypes": KV_CACHE_DTYPES,
         "controls": controls(card, scenario), "next_variant_url": next_variant_url,
         "variant_name": card.variants[scenario.variant].name if scenario.variant is not None else None,
-        "state": card_state(card.id),
-        "preview": False,
-        "grades": ("again", "hard", "good", "easy"),
+        "state": state, "preview": False,
     }
 
 
@@ -175,7 +165,7 @@ def card(card_id):
     if not state["events"]:
         # The attempt starts when the card is first shown: the clock for "time to first reveal".
         record(card, "open", scenario)
-    context = page_context(card, scenario, error, state["revealed"])
+    context = page_context(card, scenario, error)
     return render_template("card.html", **context), (400 if error else 200)
 
 
@@ -196,7 +186,7 @@ def reveal(card_id, stage):
     detail = {"elapsed_ms": _elapsed_ms(state)} if not state["revealed"] else None
     record(card, "reveal", scenario, stage=stage, detail=detail, event_id=event_id)
     if _wants_fragment():
-        context = page_context(card, scenario, error, card_state(card.id)["revealed"])
+        context = page_context(card, scenario, error)
         return jsonify(fragment_json(context, focus=stage))
     # Post/redirect/get: a reload shows the page instead of posting again.
     return redirect(_card_url(card, scenario) + f"#stage-{stage}", code=303)
@@ -295,7 +285,7 @@ def fragment(card_id):
     """The revealed parts of the card for another scenario, for in-place recalculation."""
     card = get_card(card_id)
     scenario, error = scenario_from_request(card)
-    context = page_context(card, scenario, error, card_state(card.id)["revealed"])
+    context = page_context(card, scenario, error)
     return jsonify(fragment_json(context)), (400 if error else 200)
 
 
@@ -312,7 +302,7 @@ def fragment_json(context: dict, focus: str | None = None) -> dict:
         "revealed": [s.name for s in view.stages if s.revealed],
         "derivations": render.derivations(view),
         "held": render.held(context["scenario"], context["variant_name"], context["next_variant_url"]),
-        "controls": render.controls(context["controls"], context["gpus"]),
+        "controls": render.controls(context["controls"]),
         "error": ({"error": context["error"].message, "field": context["error"].field}
                   if context["error"] else None),
         "focus": focus,
