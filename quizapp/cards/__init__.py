@@ -1,8 +1,9 @@
 """The card format: parse a Markdown card, check it, render one stage of it for a scenario."""
 
 from .bank import Bank, load_bank
-from .card import Card, load_card
+from .card import Card
 from .diagnostics import CardError, Diagnostic
+from .loader import load_card
 from .scenario import Scenario, overrides_from_query, resolve_scenario
 from .visibility import CardView, card_view
 

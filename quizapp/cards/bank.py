@@ -10,8 +10,9 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .card import Card, load_card
+from .card import Card
 from .diagnostics import CardError, Diagnostic
+from .loader import load_card
 
 log = logging.getLogger("quizapp.cards")
 

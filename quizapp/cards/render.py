@@ -9,13 +9,19 @@ from __future__ import annotations
 import re
 import traceback
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import markdown
 import nh3
 from jinja2 import TemplateError
 
-from ..calc import CalcError
-from .diagnostics import CardError, Diagnostic
+from ..calc import CalcError, Result, parse_inputs
+from ..calc.compute import VALUES
+from .diagnostics import CardError, Diagnostic, did_you_mean
+from .scenario import Scenario, apply_changes, compute, normalised
+
+if TYPE_CHECKING:
+    from .card import Card
 
 ALLOWED_TAGS = {"p", "a", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote", "h3", "h4", "h5",
                 "table", "thead", "tbody", "tr", "th", "td", "br", "hr", "span", "sub", "sup"}
@@ -43,7 +49,7 @@ def to_html(text: str, inline: bool) -> str:
     return sanitize(html)
 
 
-def render_piece(card, key: str, scenario, label: str = "this scenario") -> Rendered:
+def render_piece(card: Card, key: str, scenario: Scenario, label: str = "this scenario") -> Rendered:
     cache_key = (card.mtime, scenario.key, key)
     cached = card.render_cache.get(cache_key)
     if cached is not None:
@@ -71,7 +77,7 @@ class CalcValues:
     Each value read is recorded, so the calculator panel can show its derivation too.
     """
 
-    def __init__(self, result, label: str, record: list):
+    def __init__(self, result: Result, label: str, record: list):
         self._result, self._label, self._record = result, label, record
 
     def __getattr__(self, name: str):
@@ -82,10 +88,7 @@ class CalcValues:
         return quantity.value
 
 
-def _calc_function(scenario, record: list):
-    from ..calc import parse_inputs
-    from .scenario import normalised, apply_changes, compute
-
+def _calc_function(scenario: Scenario, record: list):
     def calc(**changes):
         # The same rule as a reader's change: a pool measured in tokens keeps its bytes.
         merged, _ = apply_changes(scenario.inputs.given(), normalised(changes))
@@ -109,9 +112,6 @@ def _describe(error: Exception) -> str:
     message = getattr(error, "message", None) or str(error)
     unknown = re.search(r"CalcValues object' has no attribute '(\w+)'", message)
     if unknown:
-        from ..calc.compute import VALUES
-        from .diagnostics import did_you_mean
-
         hint = did_you_mean(unknown[1], VALUES)
         return f"calc() has no value {unknown[1]!r}" + (f" ({hint})" if hint else "")
     if "is undefined" in message:

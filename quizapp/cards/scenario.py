@@ -9,9 +9,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from ..calc import FIELD_NAMES, CalcError, Result, calculate, fmt, parse_inputs
 from ..calc.inputs import BY_NAME, Inputs, parse_field
+
+if TYPE_CHECKING:
+    from .card import Card
 
 POOL_KEYS = ("pool_tokens", "kv_cache_memory_bytes", "gpu")
 # Inputs a reader may set from the page or the URL (a whole config.json is for the API).
@@ -62,7 +66,7 @@ def overrides_from_query(args) -> dict:
     return {name: args[name] for name in QUERY_FIELDS if name in args and str(args[name]).strip() != ""}
 
 
-def resolve_scenario(card, variant: int | None, overrides: dict) -> Scenario:
+def resolve_scenario(card: Card, variant: int | None, overrides: dict) -> Scenario:
     """The card's scenario with a variant and overrides applied. Raises CalcError on bad input."""
     base = normalised(card.scenario)
     chosen, held = base, []

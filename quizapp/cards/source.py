@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
+from .card import key_line
 from .diagnostics import CardError, Diagnostic
 
 
@@ -33,6 +34,14 @@ class CardSource:
     key_lines: dict[str, int]  # front-matter key (dotted for nested keys) -> file line
     sections: list[Block]
     end_line: int
+
+    def line_of(self, dotted_key: str) -> int:
+        """The front-matter line of a key such as 'scenario.model', or of its nearest parent."""
+        return key_line(self.key_lines, dotted_key)
+
+    def error(self, line: int, message: str, hint: str | None = None) -> CardError:
+        """The error to raise for a problem at a line of this file."""
+        return CardError(Diagnostic(self.path, line, "error", message, hint))
 
 
 FENCE = re.compile(r"^\s*(```|~~~)")

@@ -7,9 +7,14 @@ an unrevealed stage is in no response at all (not hidden, absent).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..calc.compute import VALUES
 from .render import render_piece
+
+if TYPE_CHECKING:
+    from .card import Card
+    from .scenario import Scenario
 
 
 @dataclass
@@ -26,8 +31,8 @@ class StageView:
 
 @dataclass
 class CardView:
-    card: object
-    scenario: object
+    card: Card
+    scenario: Scenario
     question_html: str
     stages: list[StageView]
     derivations: list[dict]  # for values that revealed stages use
@@ -36,7 +41,7 @@ class CardView:
         return next((s for s in self.stages if s.name == name), None)
 
 
-def card_view(card, scenario, revealed: set[str]) -> CardView:
+def card_view(card: Card, scenario: Scenario, revealed: set[str]) -> CardView:
     """The card as this reader may see it, with ``revealed`` stages rendered and nothing else."""
     used_names: set[str] = set()
     others: list[tuple[str, str, str]] = []
@@ -63,7 +68,7 @@ def card_view(card, scenario, revealed: set[str]) -> CardView:
     return CardView(card, scenario, question.html, stages, _derivations(scenario, used_names, others))
 
 
-def _derivations(scenario, names: set[str], others) -> list[dict]:
+def _derivations(scenario: Scenario, names: set[str], others: list[tuple[str, str, str]]) -> list[dict]:
     values = scenario.result.values
     rows = [{"name": name, "label": name, "text": values[name].text or str(values[name].value),
              "derivation": values[name].derivation}

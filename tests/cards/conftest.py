@@ -2,6 +2,8 @@ import textwrap
 
 import pytest
 
+from quizapp.cards import CardError, load_card
+
 GOOD_CARD = """\
 ---
 id: tiny
@@ -61,3 +63,21 @@ def write_card(tmp_path):
         return path
 
     return write
+
+
+def load(path):
+    """Load a card file, shown under its own path."""
+    return load_card(path, str(path))
+
+
+def error_of(write_card, text):
+    """The diagnostic of a card that must fail to load, and the card's path."""
+    path = write_card(text)
+    with pytest.raises(CardError) as info:
+        load(path)
+    return info.value.diagnostic, path
+
+
+def line_of(text, needle):
+    """The line number of the first line of text that holds needle."""
+    return next(i for i, line in enumerate(text.splitlines(), start=1) if needle in line)

@@ -3,31 +3,74 @@
 import re
 from pathlib import Path
 
+import pytest
+import yaml
+
 from quizapp.calc.compute import VALUES
 from quizapp.calc.inputs import FIELD_NAMES
-from quizapp.cards.card import FRONT_MATTER_KEYS, SECTIONS
 from quizapp.cards.environment import CARD_FILTERS, CARD_FUNCTIONS
+from quizapp.cards.front_matter import ANSWER, ANSWER_KEYS, FRONT_MATTER, FRONT_MATTER_KEYS
+from quizapp.cards.sections import SECTIONS
 
 DOC = Path(__file__).resolve().parents[2] / "AUTHORING.md"
 
 
-def table_names(heading: str) -> set[str]:
-    """The backticked first cells of the table under a heading of AUTHORING.md."""
+def section_text(heading: str) -> str:
+    """The text under a heading of AUTHORING.md, up to the next heading."""
     text = DOC.read_text(encoding="utf-8")
     start = re.search(rf"^#+ {re.escape(heading)}\s*$", text, re.M)
     assert start, f"AUTHORING.md has no heading {heading!r}"
     rest = text[start.end():]
     end = re.search(r"^#+ ", rest, re.M)
-    section = rest[: end.start()] if end else rest
-    return set(re.findall(r"^\| `([^`]+)` \|", section, re.M))
+    return rest[: end.start()] if end else rest
+
+
+def table_names(heading: str) -> set[str]:
+    """The backticked first cells of the table under a heading of AUTHORING.md."""
+    return set(re.findall(r"^\| `([^`]+)` \|", section_text(heading), re.M))
+
+
+def table_rows(heading: str) -> dict[str, list[str]]:
+    """The other cells of each row of the table under a heading, by the row's backticked first cell."""
+    rows = re.findall(r"^\| `([^`]+)` \|(.*)\|\s*$", section_text(heading), re.M)
+    return {name: [cell.strip() for cell in re.split(r"(?<!\\)\|", cells)] for name, cells in rows}
 
 
 def test_front_matter_keys():
     assert table_names("Front matter") == set(FRONT_MATTER_KEYS)
 
 
+def test_answer_keys():
+    assert table_names("Answer") == set(ANSWER_KEYS)
+
+
+@pytest.mark.parametrize("heading, keys", [("Front matter", FRONT_MATTER), ("Answer", ANSWER)],
+                         ids=["front matter", "answer"])
+def test_each_key_states_the_default_the_code_applies(heading, keys):
+    rows = table_rows(heading)
+    for key in keys:
+        stated = rows[key.name][0]
+        if key.required:
+            assert stated == "Required; no default", key.name
+        else:
+            default = re.fullmatch(r"Optional; default: `([^`]*)`", stated)
+            assert default, f"{key.name}: {stated!r} should read 'Optional; default: `...`'"
+            assert yaml.safe_load(default[1]) == key.default, key.name
+
+
 def test_sections():
-    assert table_names("Sections") == set(SECTIONS)
+    assert table_names("Sections") == {section.heading for section in SECTIONS}
+
+
+def test_each_section_states_whether_it_is_required_and_its_stage():
+    rows = table_rows("Sections")
+    for section in SECTIONS:
+        required, stage = rows[section.heading][:2]
+        assert required == ("yes" if section.required else "no"), section.heading
+        if section.stage is None:
+            assert stage == "always shown", section.heading
+        else:
+            assert stage.startswith(f"`{section.stage.format(number=1)}`"), section.heading
 
 
 def test_values():

@@ -1,0 +1,59 @@
+"""Compile a card's pieces as Jinja2 templates in the card environment.
+
+An expression that does not parse, or a name the card environment does not know, is an
+error at the line where the author wrote it, with a hint at the likeliest intended name.
+"""
+
+from __future__ import annotations
+
+import re
+
+from jinja2 import TemplateSyntaxError, meta
+from jinja2.loaders import FunctionLoader
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from .card import Piece
+from .diagnostics import did_you_mean
+from .environment import CARD_FILTERS, CARD_NAMES, make_environment
+from .source import CardSource
+
+
+def compile_pieces(source: CardSource,
+                   pieces: dict[str, Piece]) -> tuple[ImmutableSandboxedEnvironment, dict[str, Piece]]:
+    """The environment that holds every piece as the template '<path>#<key>', and the pieces
+    with the card names each one uses. Raises CardError at the first piece that fails."""
+    path = source.path
+    sources = {f"{path}#{k}": p.source for k, p in pieces.items()}
+    # The loader names each template's file, so a render error's traceback gives its line.
+    env = make_environment(FunctionLoader(lambda name: (sources[name], name, lambda: True)
+                                          if name in sources else None))
+    compiled = {}
+    for key, piece in pieces.items():
+        name = f"{path}#{key}"
+        try:
+            ast = env.parse(piece.source, name=name)
+            env.get_template(name)
+        except TemplateSyntaxError as error:
+            raise source.error(piece.line + (error.lineno or 1) - 1, f"expression error: {error.message}",
+                               _filter_hint(error.message)) from None
+        names = meta.find_undeclared_variables(ast)
+        for unknown in sorted(names - CARD_NAMES):
+            raise source.error(_line_of_name(piece, unknown), f"unknown value {unknown!r}",
+                               did_you_mean(unknown, CARD_NAMES) or "see AUTHORING.md for the values")
+        compiled[key] = Piece(key, piece.line, piece.source, piece.inline, frozenset(names))
+    return env, compiled
+
+
+def _filter_hint(message: str) -> str | None:
+    match = re.search(r"No filter named '([^']+)'", message)
+    if match:
+        return did_you_mean(match[1], CARD_FILTERS) or f"filters are {', '.join(sorted(CARD_FILTERS))}"
+    return None
+
+
+def _line_of_name(piece: Piece, name: str) -> int:
+    """The first line of the piece that uses ``name`` in an expression."""
+    for offset, text in enumerate(piece.source.splitlines()):
+        if re.search(rf"\b{re.escape(name)}\b", text) and "{" in text:
+            return piece.line + offset
+    return piece.line

@@ -1,0 +1,41 @@
+"""Load one card file: split it, check its front matter, build its sections, compile, check renders.
+
+The steps run in that order and the first problem stops the load with a CardError that
+names the file and the line, so an author fixes one thing at a time, top to bottom.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .card import Card
+from .checks import check_renders, literal_number_warnings
+from .compile import compile_pieces
+from .diagnostics import CardError, Diagnostic
+from .front_matter import check_answer, check_listing, check_scenario, check_variants
+from .sections import build_sections
+from .source import split_card
+
+
+def load_card(path: Path, display_path: str) -> Card:
+    """Parse, check and compile one card file. Raises CardError on the first error."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise CardError(Diagnostic(display_path, 1, "error", f"not UTF-8 text: {error.reason}")) from None
+    source = split_card(display_path, text)
+    mtime = path.stat().st_mtime
+    listing = check_listing(source)
+    scenario = check_scenario(source)
+    variants = check_variants(source)
+    draft = build_sections(source)
+    answer = check_answer(source)
+    env, pieces = compile_pieces(source, draft.pieces)
+    card = Card(
+        **listing, path=source.path, mtime=mtime, scenario=scenario, variants=variants,
+        taught_in=draft.taught_in, answer=answer, pieces=pieces, stages=draft.stages,
+        follow_ups=draft.follow_ups, wrong_answers=draft.wrong_answers, key_lines=source.key_lines, env=env,
+    )
+    check_renders(card)
+    card.warnings = literal_number_warnings(card)
+    return card
