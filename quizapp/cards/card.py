@@ -13,8 +13,7 @@ from pathlib import Path
 from jinja2 import TemplateSyntaxError, meta
 from jinja2.loaders import FunctionLoader
 
-from ..calc import FIELD_NAMES, CalcError
-from ..calc.compute import VALUES
+from ..calc import FIELD_NAMES, VALUES, CalcError
 from .diagnostics import CardError, Diagnostic, did_you_mean
 from .environment import CARD_NAMES, make_environment
 from .source import Block, CardSource, split_card

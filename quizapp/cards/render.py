@@ -109,7 +109,7 @@ def _describe(error: Exception) -> str:
     message = getattr(error, "message", None) or str(error)
     unknown = re.search(r"CalcValues object' has no attribute '(\w+)'", message)
     if unknown:
-        from ..calc.compute import VALUES
+        from ..calc import VALUES
         from .diagnostics import did_you_mean
 
         hint = did_you_mean(unknown[1], VALUES)

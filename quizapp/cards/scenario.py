@@ -10,8 +10,7 @@ import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..calc import FIELD_NAMES, CalcError, Result, calculate, fmt, parse_inputs
-from ..calc.inputs import BY_NAME, Inputs, parse_field
+from ..calc import BY_NAME, FIELD_NAMES, CalcError, Inputs, Result, calculate, fmt, parse_field, parse_inputs
 
 POOL_KEYS = ("pool_tokens", "kv_cache_memory_bytes", "gpu")
 # Inputs a reader may set from the page or the URL (a whole config.json is for the API).

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..calc.compute import VALUES
+from ..calc import VALUES
 from .render import render_piece
 
 

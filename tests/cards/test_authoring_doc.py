@@ -3,8 +3,7 @@
 import re
 from pathlib import Path
 
-from quizapp.calc.compute import VALUES
-from quizapp.calc.inputs import FIELD_NAMES
+from quizapp.calc import FIELD_NAMES, VALUES
 from quizapp.cards.card import FRONT_MATTER_KEYS, SECTIONS
 from quizapp.cards.environment import CARD_FILTERS, CARD_FUNCTIONS
 
