@@ -118,11 +118,13 @@ def weights_ratio(result: Result) -> None:
     if result.model is None or "total_memory_bytes" not in result.values:
         return
     try:
-        weights_per_gpu(result)
+        weights, _ = weights_per_gpu(result)
     except WEIGHTS_ERRORS as error:
         result.notes.append(f"weights not counted: {why_not_counted(error)}")
         return
-    total, weights = result["total_memory_bytes"], result["weights_bytes"]
+    if weights == 0:  # weights_bytes given as 0: there is no ratio to state
+        return
+    total = result["total_memory_bytes"]
     ratio = total / weights
     result.add("memory_over_weights", ratio, "", f"{ratio:.2f}",
                f"{fmt.gib(total)} GPU memory ÷ {fmt.gib(weights)} of weights = {ratio:.2f} (not a user count: "
