@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .calc import FIELDS, CalcError, calculate
+from .calc import FIELD_NAMES, FIELDS, CalcError, calculate
 
 # The calculator's flags, in the order `quizapp calc --help` lists them.
 ORDER = ("model", "config", "kv_bytes_per_token", "kv_cache_dtype", "tensor_parallel_size", "block_size",
@@ -88,7 +88,7 @@ def _calc_options(command):
     names = list(ORDER) + [f.name for f in FIELDS if f.name not in ORDER]
     for name in reversed(names):
         field = by_name[name]
-        flag = "--" + name.replace("_", "-")
+        flag = _flag(name)
         if field.kind == "bool":
             command = click.option(flag, name, is_flag=True, default=None, help=field.help)(command)
         elif name == "config":
@@ -97,6 +97,15 @@ def _calc_options(command):
             extra = ("--kv-cache-memory",) if name == "kv_cache_memory_bytes" else ()
             command = click.option(flag, *extra, name, metavar=_metavar(field), help=field.help)(command)
     return command
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _as_typed(field: str) -> str:
+    """The input an error names, as the user gave it: a calculator field is a flag; a config key stays as it is."""
+    return _flag(field) if field in FIELD_NAMES else field
 
 
 def _metavar(field) -> str:
@@ -121,7 +130,7 @@ def calc(as_json, **options):
     try:
         result = calculate(data)
     except CalcError as error:
-        fail(f"{error.message}" + (f" [{error.field}]" if error.field else ""))
+        fail(f"{error.message}" + (f" [{_as_typed(error.field)}]" if error.field else ""))
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     else:

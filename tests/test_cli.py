@@ -61,6 +61,17 @@ def test_calc_errors_are_one_line_exit_2(capsys, args, words):
     assert "Traceback" not in err
 
 
+def test_calc_errors_name_the_flag_as_typed(capsys, tmp_path):
+    _, _, err = run(capsys, "calc", "--model", "Qwen/Qwen3-8B", "--tensor-parallel-size", "0")
+    assert err.strip().endswith("[--tensor-parallel-size]")
+    # A key inside the config file is not a flag: it is named as the file spells it.
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"num_hidden_layers": 2, "num_attention_heads": 4, "hidden_size": 256,
+                                "layer_types": ["full_attention", "chunked_attention"]}))
+    _, _, err = run(capsys, "calc", "--config", str(path))
+    assert err.strip().endswith("[config.layer_types]")
+
+
 def test_broken_config_json_names_file_and_line(capsys, tmp_path):
     path = tmp_path / "config.json"
     path.write_text('{\n  "num_hidden_layers": 4,\n  oops\n}')

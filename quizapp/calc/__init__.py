@@ -1,14 +1,19 @@
 """The calculator: vLLM's KV-cache sizing from real model configs. Pure Python, no Flask.
 
 Start with :func:`calculate`; every value it returns carries its unit and its arithmetic.
+Other packages import from here, not from the modules inside.
 """
 
+from . import fmt
 from .catalog import gpu_entries, load_model, model_entries, model_ids
-from .compute import Quantity, Result, calculate
-from .errors import CalcError
-from .inputs import FIELDS, FIELD_NAMES, parse_inputs
+from .compute import calculate
+from .errors import CalcError, did_you_mean
+from .inputs import BY_NAME, FIELD_NAMES, FIELDS, Inputs, parse_field, parse_inputs
+from .layout import KV_CACHE_DTYPES
+from .result import ALWAYS_PRESENT, VALUES, Quantity, Result
 
 __all__ = [
-    "CalcError", "FIELDS", "FIELD_NAMES", "Quantity", "Result", "calculate", "gpu_entries", "load_model",
-    "model_entries", "model_ids", "parse_inputs",
+    "ALWAYS_PRESENT", "BY_NAME", "CalcError", "FIELDS", "FIELD_NAMES", "Inputs", "KV_CACHE_DTYPES", "Quantity",
+    "Result", "VALUES", "calculate", "did_you_mean", "fmt", "gpu_entries", "load_model", "model_entries", "model_ids",
+    "parse_field", "parse_inputs",
 ]

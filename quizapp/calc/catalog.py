@@ -5,13 +5,12 @@ Both load from files inside the package (``data/``), never from the network.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from functools import cache
 from importlib import resources
 
-from .errors import CalcError
+from .errors import CalcError, closest
 from .modelconfig import ModelConfig, parse_config
 
 DATA = resources.files("quizapp.calc") / "data"
@@ -55,15 +54,9 @@ def _find_id(model_id: str) -> str | None:
     return folded.get(model_id.strip().lower())
 
 
-def closest_models(model_id: str, n: int = 3) -> list[str]:
-    ids = model_ids()
-    by_lower = {i.lower(): i for i in ids}
-    names = difflib.get_close_matches(model_id.lower(), list(by_lower), n=n, cutoff=0.0)
-    return [by_lower[name] for name in names]
-
-
 def unknown_model_error(model_id: str, field: str = "model") -> CalcError:
-    hints = ", ".join(closest_models(model_id))
+    # cutoff 0: a catalog id always has some nearest neighbours worth listing.
+    hints = ", ".join(closest(model_id, model_ids(), n=3, cutoff=0.0))
     return CalcError(f"unknown model {model_id!r}; closest catalog ids: {hints}", field)
 
 

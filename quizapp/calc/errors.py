@@ -1,4 +1,9 @@
-"""The calculator's one error type: what is wrong, and which input it is about."""
+"""The calculator's one error type, and the one "did you mean" every unknown name gets."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
 
 
 class CalcError(ValueError):
@@ -15,3 +20,23 @@ class CalcError(ValueError):
 
     def to_json(self) -> dict:
         return {"error": self.message, "field": self.field}
+
+
+def closest(name: str, choices: Iterable[str], n: int = 1, cutoff: float = 0.6) -> list[str]:
+    """Up to ``n`` of ``choices`` the writer of ``name`` likely meant, likeliest first, as the choices spell them.
+
+    First the choices ``name`` abbreviates, shortest first (kv_bytes → kv_bytes_per_token), then
+    the closest by difflib's ratio (at least ``cutoff``). Case is ignored.
+    """
+    by_lower = {choice.lower(): choice for choice in choices}
+    typed = name.lower()
+    extended = sorted((c for c in by_lower if c.startswith(typed) and c != typed), key=len)
+    similar = difflib.get_close_matches(typed, list(by_lower), n=n, cutoff=cutoff)
+    picked = list(dict.fromkeys(extended + similar))[:n]
+    return [by_lower[c] for c in picked]
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str | None:
+    """``"did you mean 'x'?"`` for the likeliest intended name (see :func:`closest`), or None."""
+    close = closest(name, choices)
+    return f"did you mean {close[0]!r}?" if close else None

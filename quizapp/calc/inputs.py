@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .errors import CalcError
+from .errors import CalcError, did_you_mean
 from .layout import KV_CACHE_DTYPES
 from .weights import WEIGHTS_DTYPES
 
@@ -201,7 +201,7 @@ def parse_inputs(data: dict[str, Any]) -> Inputs:
     for name, value in data.items():
         field = BY_NAME.get(name)
         if field is None:
-            raise CalcError(f"unknown input {name!r}{_did_you_mean(name)}", name)
+            raise CalcError(f"unknown input {name!r}{_unknown_input_hint(name)}", name)
         if value is None or value == "":
             continue
         values[name] = parse_field(field, value)
@@ -213,8 +213,6 @@ def parse_inputs(data: dict[str, Any]) -> Inputs:
     return Inputs(**values)
 
 
-def _did_you_mean(name: str) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(name, FIELD_NAMES, n=1)
-    return f" (did you mean {close[0]!r}?)" if close else f"; inputs are {', '.join(FIELD_NAMES)}"
+def _unknown_input_hint(name: str) -> str:
+    hint = did_you_mean(name, FIELD_NAMES)
+    return f" ({hint})" if hint else f"; inputs are {', '.join(FIELD_NAMES)}"

@@ -15,6 +15,7 @@ from math import ceil
 
 from .errors import CalcError
 from .fmt import commas, gib
+from .layout import model_dtype
 from .modelconfig import FULL, LINEAR, MLA, SLIDING, ModelConfig
 
 # What a tensor is, for quantization: vLLM's quantization methods (fp8, ModelOpt nvfp4)
@@ -300,8 +301,6 @@ FORMAT_NOTES = {
 
 def _model_dtype(model: ModelConfig) -> str:
     """The dtype vLLM loads unquantized tensors in (the same rule as the KV cache's 'auto')."""
-    from .layout import model_dtype
-
     return model_dtype(model)[0]
 
 

@@ -12,8 +12,8 @@ from jinja2 import TemplateSyntaxError, meta
 from jinja2.loaders import FunctionLoader
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from ..calc import did_you_mean
 from .card import Piece
-from .diagnostics import did_you_mean
 from .environment import CARD_FILTERS, CARD_NAMES, make_environment
 from .source import CardSource
 

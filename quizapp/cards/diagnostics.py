@@ -6,8 +6,8 @@ The parser, ``quizapp check``, the author pages and the logs all print it the sa
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
+
 
 
 @dataclass(frozen=True)
@@ -34,10 +34,3 @@ class CardError(Exception):
         super().__init__(str(diagnostic))
         self.diagnostic = diagnostic
 
-
-def did_you_mean(name: str, choices) -> str | None:
-    """The likeliest intended name: one it abbreviates (kv_bytes → kv_bytes_per_token), else the closest."""
-    choices = list(choices)
-    extended = sorted((c for c in choices if c.startswith(name) and c != name), key=len)
-    close = extended[:1] or difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
-    return f"did you mean {close[0]!r}?" if close else None

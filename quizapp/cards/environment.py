@@ -11,8 +11,7 @@ import html
 from jinja2 import StrictUndefined
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from ..calc import FIELD_NAMES, fmt
-from ..calc.compute import VALUES
+from ..calc import FIELD_NAMES, VALUES, fmt
 
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
                 "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",

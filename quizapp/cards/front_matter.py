@@ -11,10 +11,8 @@ import copy
 import re
 from dataclasses import dataclass
 
-from ..calc import FIELD_NAMES
-from ..calc.compute import VALUES
+from ..calc import FIELD_NAMES, VALUES, did_you_mean
 from .card import Variant
-from .diagnostics import did_you_mean
 from .source import CardSource
 
 

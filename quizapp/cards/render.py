@@ -15,9 +15,8 @@ import markdown
 import nh3
 from jinja2 import TemplateError
 
-from ..calc import CalcError, Result, parse_inputs
-from ..calc.compute import VALUES
-from .diagnostics import CardError, Diagnostic, did_you_mean
+from ..calc import VALUES, CalcError, Result, did_you_mean, parse_inputs
+from .diagnostics import CardError, Diagnostic
 from .scenario import Scenario, apply_changes, compute, normalised
 
 if TYPE_CHECKING:

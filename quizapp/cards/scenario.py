@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ..calc import FIELD_NAMES, CalcError, Result, calculate, fmt, parse_inputs
-from ..calc.inputs import BY_NAME, Inputs, parse_field
+from ..calc import BY_NAME, FIELD_NAMES, CalcError, Inputs, Result, calculate, fmt, parse_field, parse_inputs
 
 if TYPE_CHECKING:
     from .card import Card

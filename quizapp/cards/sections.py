@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..calc import did_you_mean
 from .card import FollowUp, Piece, Stage
-from .diagnostics import did_you_mean
 from .front_matter import check_taught_in
 from .source import Block, CardSource
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..calc.compute import VALUES
+from ..calc import VALUES
 from .render import render_piece
 
 if TYPE_CHECKING:

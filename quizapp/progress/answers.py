@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from quizapp.calc.compute import Quantity
+from quizapp.calc import Quantity
 
 CLOSE_MARGIN = 0.10      # within 10 % (plus twice the card's tolerance) is "close"
 MISTAKE_MARGIN = 0.05    # within 5 % of a mistake's value (or its floor, ceil, round) matches it

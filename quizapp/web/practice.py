@@ -14,8 +14,7 @@ from pathlib import Path
 
 from flask import Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, url_for
 
-from ..calc import CalcError, model_ids
-from ..calc.layout import KV_CACHE_DTYPES
+from ..calc import KV_CACHE_DTYPES, CalcError, model_ids
 from ..cards import Bank, CardError, card_view, overrides_from_query, resolve_scenario
 from ..progress import events
 from ..progress.answers import grade_answer

@@ -6,8 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from quizapp.calc.compute import VALUES
-from quizapp.calc.inputs import FIELD_NAMES
+from quizapp.calc import FIELD_NAMES, VALUES
 from quizapp.cards.environment import CARD_FILTERS, CARD_FUNCTIONS
 from quizapp.cards.front_matter import ANSWER, ANSWER_KEYS, FRONT_MATTER, FRONT_MATTER_KEYS
 from quizapp.cards.sections import SECTIONS

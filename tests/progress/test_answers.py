@@ -2,8 +2,7 @@
 
 import pytest
 
-from quizapp.calc import calculate
-from quizapp.calc.compute import Quantity
+from quizapp.calc import Quantity, calculate
 from quizapp.progress.answers import Grade, ParsedAnswer, grade_answer, parse_answer
 
 GIB = 2**30

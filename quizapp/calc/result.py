@@ -1,0 +1,126 @@
+"""What the calculator returns: quantities with their arithmetic, and the table of their names.
+
+A :class:`Result` is filled stage by stage (``compute.calculate``); each stage adds the
+values it can derive and leaves out the ones the scenario does not determine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .blocks import BlockPlan
+from .catalog import describe_attention
+from .inputs import Inputs
+from .layout import Layout
+from .modelconfig import ModelConfig
+from .versions import VllmRules
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A derived value: the number, its unit, how it reads, and the arithmetic behind it."""
+
+    value: Any
+    unit: str
+    text: str
+    derivation: str
+
+
+@dataclass
+class Result:
+    """Everything derived for one scenario.
+
+    ``values`` holds a :class:`Quantity` for each name in :data:`VALUES` the scenario
+    determines; ``result[name]`` is its number. ``checks`` are vLLM's start checks
+    (``{"check", "ok", "message", ...}``, message ``None`` when it passes); ``notes`` are
+    caveats a reader should see beside the numbers.
+    """
+
+    inputs: Inputs
+    model: ModelConfig | None
+    layout: Layout
+    plan: BlockPlan
+    rules: VllmRules
+    values: dict[str, Quantity] = field(default_factory=dict)
+    checks: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def __getitem__(self, name: str) -> Any:
+        return self.values[name].value
+
+    def get(self, name: str, default=None) -> Any:
+        quantity = self.values.get(name)
+        return default if quantity is None else quantity.value
+
+    def add(self, name: str, value, unit: str, text: str, derivation: str) -> None:
+        self.values[name] = Quantity(value, unit, text, derivation)
+
+    def to_json(self) -> dict:
+        data: dict[str, Any] = {name: None for name in ALWAYS_PRESENT}
+        data.update({name: q.value for name, q in self.values.items()})
+        data["max_concurrency_text"] = self.values["max_concurrency"].text if "max_concurrency" in self.values else None
+        data["texts"] = {name: q.text for name, q in self.values.items()}
+        data["units"] = {name: q.unit for name, q in self.values.items()}
+        data["derivations"] = {name: q.derivation for name, q in self.values.items()}
+        data["inputs"] = {k: v for k, v in self.inputs.given().items() if k != "config"}
+        data["layout"] = self.layout_summary()
+        data["vllm_version"] = self.rules.version
+        data["checks"] = self.checks
+        data["notes"] = self.notes
+        return data
+
+    def layout_summary(self) -> dict:
+        return {
+            "model": self.layout.model,
+            "attention": describe_attention(self.model) if self.model else "measured bytes per token",
+            "kv_dtype": self.layout.kv_dtype,
+            "kv_heads_per_rank": self.layout.kv_heads_per_rank,
+            "head_size": self.layout.head_size,
+            "groups": self.plan.describe(),
+            "group_size": self.plan.group_size,
+            "block_size": self.plan.block_size,
+            "bytes_per_block": self.plan.bytes_per_block,
+        }
+
+
+# Every value the calculator can derive, with what it means. Cards may use any of these
+# names; AUTHORING.md documents each one (a test holds the two together).
+VALUES = {
+    "num_layers": "attention layers of the model (without draft layers)",
+    "num_kv_heads": "KV heads in the config (num_key_value_heads)",
+    "kv_heads_per_rank": "KV heads each tensor-parallel rank keeps (divided, or replicated when fewer than TP)",
+    "head_size": "head size of one KV head (MLA: kv_lora_rank + qk_rope_head_dim)",
+    "kv_dtype": "the KV cache dtype after 'auto' is resolved, e.g. bfloat16",
+    "kv_dtype_bytes": "bytes per cached value in that dtype",
+    "kv_bytes_per_token": "KV bytes per token per rank, as the pool charges it",
+    "kv_bytes_per_token_all_layers": "bytes per token if every layer kept every token (hybrid models)",
+    "state_bytes_per_request": "linear-attention (mamba) state per request, whatever its length",
+    "bytes_per_block": "bytes of one block id across the layers of a group",
+    "block_size": "tokens per block, when vLLM raises it for a hybrid model",
+    "max_model_len": "the model's max_position_embeddings, when max_model_len is not given",
+    "max_num_batched_tokens": "tokens per scheduler step (sliding-window models)",
+    "in_flight_tokens": "tokens a sliding window keeps beyond its size (batches in flight × batched tokens)",
+    "total_memory_bytes": "the GPU's total memory",
+    "gpu_memory_utilization": "the fraction of the GPU vLLM may use",
+    "requested_memory_bytes": "total × gpu_memory_utilization, as vLLM requests it",
+    "gpu_memory_utilization_ceiling": "the largest gpu_memory_utilization that starts with the given free memory",
+    "weights_bytes": "weights per GPU, counted from the config",
+    "memory_over_weights": "GPU memory ÷ weights: the answer of the 'divide memory by model size' mistake",
+    "num_parameters": "parameters counted from the config",
+    "num_blocks": "KV blocks in the pool",
+    "kv_cache_memory_bytes": "KV pool in bytes",
+    "pool_tokens": "the pool as vLLM logs it: 'GPU KV cache size: N tokens'",
+    "pool_tokens_plain": "pool bytes ÷ bytes per token, without whole blocks",
+    "max_concurrency": "the 'Maximum concurrency' figure vLLM logs (a number; its text is '2.94x')",
+    "log_line": "the startup log line(s) with the pool and the concurrency",
+    "tokens_per_user": "prompt_tokens + output_tokens",
+    "blocks_per_user": "blocks one user holds",
+    "users_fit": "users of tokens_per_user that fit, in whole blocks, without the null block",
+    "user_concurrency": "concurrency vLLM would log if max_model_len were tokens_per_user",
+    "max_model_len_estimate": "the longest request the KV memory fits (vLLM's estimate)",
+}
+
+# Keys the JSON result always carries (null when the scenario does not determine them).
+ALWAYS_PRESENT = ("kv_bytes_per_token", "num_blocks", "pool_tokens", "kv_cache_memory_bytes", "max_concurrency",
+                  "tokens_per_user", "users_fit")

@@ -1,0 +1,55 @@
+"""The calculator's error type, and the one "did you mean" that every unknown name gets."""
+
+import pytest
+
+from quizapp.calc import FIELD_NAMES, VALUES, CalcError, calculate, did_you_mean, model_ids
+from quizapp.calc.errors import closest
+
+
+def test_an_error_names_its_field_in_json():
+    assert CalcError("tensor_parallel_size must be positive", "tensor_parallel_size").to_json() == {
+        "error": "tensor_parallel_size must be positive", "field": "tensor_parallel_size"}
+
+
+def test_a_name_it_abbreviates_comes_before_a_closer_spelling():
+    assert did_you_mean("kv_bytes", VALUES) == "did you mean 'kv_bytes_per_token'?"
+    assert closest("max", FIELD_NAMES) == ["max_model_len"]
+
+
+def test_otherwise_the_closest_spelling():
+    assert did_you_mean("promt_tokens", FIELD_NAMES) == "did you mean 'prompt_tokens'?"
+
+
+def test_case_is_ignored_and_the_choice_comes_back_as_spelled():
+    assert closest("qwen/qwen3-8b", model_ids(), n=1) == ["Qwen/Qwen3-8B"]
+    assert did_you_mean("wrong answers", ["Question", "Wrong answers"]) == "did you mean 'Wrong answers'?"
+
+
+def test_nothing_close_is_none():
+    assert did_you_mean("zzzzzz", FIELD_NAMES) is None
+    assert closest("zzzzzz", FIELD_NAMES) == []
+
+
+def test_cutoff_zero_always_gives_n():
+    assert closest("Llama-3.1-8B", model_ids(), n=3, cutoff=0.0)[:2] == [
+        "meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-70B-Instruct"]
+    assert len(closest("zzzzzz", model_ids(), n=3, cutoff=0.0)) == 3
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"kv_bytes": 1}, "unknown input 'kv_bytes' (did you mean 'kv_bytes_per_token'?)"),
+    ({"max": 1}, "unknown input 'max' (did you mean 'max_model_len'?)"),
+    ({"model": "Qwen/Qwen3"}, "unknown model 'Qwen/Qwen3'; closest catalog ids: Qwen/Qwen3-8B, Qwen/Qwen3-32B, "
+                              "Qwen/Qwen3-30B-A3B-Instruct-2507"),
+])
+def test_unknown_inputs_and_models_get_the_same_hint(data, message):
+    with pytest.raises(CalcError) as error:
+        calculate(data)
+    assert error.value.message == message
+
+
+def test_with_nothing_close_the_inputs_are_listed():
+    with pytest.raises(CalcError) as error:
+        calculate({"zzzzzz": 1})
+    assert error.value.message.startswith("unknown input 'zzzzzz'; inputs are model, config, kv_bytes_per_token, ")
+    assert error.value.field == "zzzzzz"
