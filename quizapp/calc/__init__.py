@@ -5,7 +5,7 @@ Other packages import from here, not from the modules inside.
 """
 
 from . import fmt
-from .catalog import gpu_entries, load_model, model_entries, model_ids
+from .catalog import load_gpu, gpu_entries, load_model, model_entries, model_ids
 from .compute import calculate
 from .errors import CalcError, did_you_mean
 from .inputs import BY_NAME, FIELD_NAMES, FIELDS, Inputs, parse_field, parse_inputs
@@ -14,6 +14,6 @@ from .result import ALWAYS_PRESENT, VALUES, Quantity, Result
 
 __all__ = [
     "ALWAYS_PRESENT", "BY_NAME", "CalcError", "FIELDS", "FIELD_NAMES", "Inputs", "KV_CACHE_DTYPES", "Quantity",
-    "Result", "VALUES", "calculate", "did_you_mean", "fmt", "gpu_entries", "load_model", "model_entries", "model_ids",
+    "Result", "VALUES", "calculate", "did_you_mean", "fmt", "gpu_entries", "load_gpu", "load_model", "model_entries", "model_ids",
     "parse_field", "parse_inputs",
 ]

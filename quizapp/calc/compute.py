@@ -19,7 +19,7 @@ from .layout import build_layout, uniform_layout
 from .memory import WEIGHTS_ERRORS, in_flight, memory_budget, weights_ratio, why_not_counted
 from .modelconfig import ModelConfig, parse_config
 from .pool import pool, users
-from .refusals import start_checks
+from .refusals import model_length_check, start_checks
 from .result import Result
 from .versions import rules_for
 from .weights import count_parameters
@@ -143,10 +143,8 @@ def _max_model_len(result: Result) -> int | None:
     given = result.inputs.max_model_len
     model = result.model
     if given is not None:
-        if model and model.max_position_embeddings and given > model.max_position_embeddings:
-            result.notes.append(f"max_model_len {given:,} is longer than the model's max_position_embeddings "
-                                f"{model.max_position_embeddings:,}: vLLM refuses it unless "
-                                "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1")
+        if model and model.max_position_embeddings:
+            model_length_check(result, given, model.max_position_embeddings)
         return given
     if model and model.max_position_embeddings:
         length = model.max_position_embeddings

@@ -37,6 +37,22 @@ def start_checks(result: Result, max_model_len: int | None, in_flight: int) -> N
                           "needed_bytes": needed, "available_bytes": available})
 
 
+def model_length_check(result: Result, max_model_len: int, derived: int) -> None:
+    """vLLM's check that max_model_len is within the model's own length (vllm/config/model.py,
+    ``get_and_verify_max_len``); VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 turns the refusal into a warning.
+    Recorded only when it fails: a length within the model's is the ordinary case."""
+    if max_model_len <= derived:
+        return
+    message = (
+        f"User-specified max_model_len ({max_model_len}) is greater than the derived max_model_len "
+        f"(max_position_embeddings={float(derived)} or model_max_length=None in model's config.json). To allow "
+        "overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. VLLM_ALLOW_LONG_MAX_MODEL_LEN "
+        "must be used with extreme caution. If the model uses relative position encoding (RoPE), positions "
+        "exceeding derived_max_model_len lead to nan. If the model uses absolute position encoding, positions "
+        "exceeding derived_max_model_len will cause a CUDA array out-of-bounds error.")
+    result.checks.append({"check": "max_model_len_within_model", "ok": False, "message": message})
+
+
 def _one_request_text(max_model_len: int, needed: int, available: int, estimate: int, rules: VllmRules) -> str:
     """vLLM's refusal when one request of max_model_len needs more KV memory than there is."""
     estimated = (f"Based on the available memory, the estimated maximum model length is {estimate}. "

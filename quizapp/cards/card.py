@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     from .render import Rendered
+    from .space import ScenarioSpace
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,7 @@ class Card:
     follow_ups: list[FollowUp]
     wrong_answers: list[tuple[str, str]]  # (wrong answer piece, why piece)
     key_lines: dict[str, int]
+    space: ScenarioSpace | None = None  # what a reader may change (front_matter.check_space)
     warnings: list[Diagnostic] = field(default_factory=list)
     env: ImmutableSandboxedEnvironment | None = field(repr=False, default=None)  # holds the compiled pieces
     render_cache: dict[tuple, Rendered] = field(repr=False, default_factory=dict)

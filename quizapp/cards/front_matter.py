@@ -11,8 +11,10 @@ import copy
 import re
 from dataclasses import dataclass
 
-from ..calc import FIELD_NAMES, VALUES, did_you_mean
+from ..calc import FIELD_NAMES, VALUES, did_you_mean, model_ids
 from .card import Variant
+from .space import ATTENTION_KINDS, INPUT_GROUPS, NOT_FROM_A_PAGE, ScenarioSpace, default_space, expand_inputs, \
+    models_of_kinds
 from .source import CardSource
 
 
@@ -33,8 +35,17 @@ FRONT_MATTER = (
     Key("scenario", required=True),
     Key("variants", default=[]),
     Key("answer", default=None),  # a typed answer is shown back, not checked
+    Key("space", default=None),  # None: the models of the scenario's attention kind, the inputs it names
     Key("taught_in", default=[]),
 )
+# The keys of the space block.
+SPACE = (
+    Key("models", default=None),  # None: chosen by attention kind
+    Key("attention", default=None),  # None: the kind of the scenario's model
+    Key("inputs", default=None),  # None: the inputs the scenario names
+    Key("refusals", default=False),
+)
+SPACE_KEYS = tuple(key.name for key in SPACE)
 # The keys of the answer block.
 ANSWER = (
     Key("value", required=True),
@@ -156,3 +167,73 @@ def _check_value_name(source: CardSource, name, key: str) -> None:
     if name not in VALUES:
         raise source.error(source.line_of(key), f"unknown value {name!r}",
                            did_you_mean(str(name), VALUES) or "see AUTHORING.md for the values")
+
+
+def check_space(source: CardSource, scenario: dict, variants: list[Variant]) -> ScenarioSpace:
+    """The scenario space: what a reader may change. Variants' models must lie inside it."""
+    raw = source.front_matter.get("space", default(FRONT_MATTER, "space"))
+    base = default_space(scenario)
+    if raw is None:
+        space = base
+    else:
+        if not isinstance(raw, dict):
+            raise source.error(source.line_of("space"), "space must map models/attention, inputs and refusals")
+        for key in raw:
+            if key not in SPACE_KEYS:
+                raise source.error(source.line_of(f"space.{key}"), f"unknown space key {key!r}",
+                                   did_you_mean(str(key), SPACE_KEYS) or f"keys are {', '.join(SPACE_KEYS)}")
+        models, kinds = _space_models(source, raw, base)
+        space = ScenarioSpace(models, _space_inputs(source, raw, base), _space_refusals(source, raw), kinds)
+    known = model_ids()
+    for index, variant in enumerate(variants):
+        model = variant.inputs.get("model")
+        # (an unknown id is reported by the render check, with the catalog's close ids)
+        if model in known and model not in space.models:
+            raise source.error(source.line_of(f"variants.{index}.model"), f"variant {variant.name!r} uses {model}, outside the card's space "
+                               f"({space.describe_models()})", "add it to space.models, or space.attention")
+    return space
+
+
+def _space_models(source: CardSource, raw: dict, base: ScenarioSpace) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    if "models" in raw and "attention" in raw:
+        raise source.error(source.line_of("space.attention"), "give space.models or space.attention, not both")
+    if "models" in raw:
+        models = raw["models"]
+        if not isinstance(models, list) or not all(isinstance(m, str) for m in models):
+            raise source.error(source.line_of("space.models"), "space.models must be a list of catalog model ids")
+        known = model_ids()
+        for index, model in enumerate(models):
+            if model not in known:
+                raise source.error(source.line_of(f"space.models.{index}"), f"unknown model {model!r}",
+                                   did_you_mean(model, known) or "quizapp models lists the catalog ids")
+        return tuple(models), ()
+    if "attention" in raw:
+        kinds = raw["attention"]
+        if isinstance(kinds, str):
+            kinds = [kinds]
+        if not isinstance(kinds, list) or not kinds or any(k not in ATTENTION_KINDS for k in kinds):
+            raise source.error(source.line_of("space.attention"), f"space.attention must list kinds from "
+                               f"{', '.join(ATTENTION_KINDS)}")
+        return models_of_kinds(kinds), tuple(kinds)
+    return base.models, base.kinds
+
+
+def _space_inputs(source: CardSource, raw: dict, base: ScenarioSpace) -> tuple[str, ...]:
+    names = raw.get("inputs")
+    if names is None:
+        return base.inputs
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise source.error(source.line_of("space.inputs"), "space.inputs must be a list of calculator inputs")
+    allowed = [n for n in FIELD_NAMES if n not in NOT_FROM_A_PAGE] + list(INPUT_GROUPS)
+    for index, name in enumerate(names):
+        if name not in allowed:
+            raise source.error(source.line_of(f"space.inputs.{index}"), f"unknown calculator input {name!r}",
+                               did_you_mean(name, allowed) or "see AUTHORING.md for the inputs")
+    return expand_inputs(names)
+
+
+def _space_refusals(source: CardSource, raw: dict) -> bool:
+    refusals = raw.get("refusals", default(SPACE, "refusals"))
+    if not isinstance(refusals, bool):
+        raise source.error(source.line_of("space.refusals"), "space.refusals must be true or false")
+    return refusals

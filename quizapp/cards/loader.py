@@ -12,7 +12,7 @@ from .card import Card
 from .checks import check_renders, literal_number_warnings
 from .compile import compile_pieces
 from .diagnostics import CardError, Diagnostic
-from .front_matter import check_answer, check_listing, check_scenario, check_variants
+from .front_matter import check_answer, check_listing, check_scenario, check_space, check_variants
 from .sections import build_sections
 from .source import split_card
 
@@ -28,6 +28,7 @@ def load_card(path: Path, display_path: str) -> Card:
     listing = check_listing(source)
     scenario = check_scenario(source)
     variants = check_variants(source)
+    space = check_space(source, scenario, variants)
     draft = build_sections(source)
     answer = check_answer(source)
     env, pieces = compile_pieces(source, draft.pieces)
@@ -35,6 +36,7 @@ def load_card(path: Path, display_path: str) -> Card:
         **listing, path=source.path, mtime=mtime, scenario=scenario, variants=variants,
         taught_in=draft.taught_in, answer=answer, pieces=pieces, stages=draft.stages,
         follow_ups=draft.follow_ups, wrong_answers=draft.wrong_answers, key_lines=source.key_lines, env=env,
+        space=space,
     )
     check_renders(card)
     card.warnings = literal_number_warnings(card)

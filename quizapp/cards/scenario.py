@@ -1,7 +1,11 @@
-"""A card's scenario: its inputs, plus a variant, plus the reader's overrides.
+"""A card's scenario: its inputs, plus a variant, plus the reader's overrides, inside its space.
 
-A pool the card states in tokens was measured under the card's own model, so when the
-reader changes anything, the pool keeps its bytes and its tokens are counted again.
+The pool is sized by one of three rules (AUTHORING.md, "The pool's three rules"): measured
+tokens, a pinned byte count, or a fraction of a GPU. A pool the card states in tokens was
+measured under the card's own model, so when the reader changes anything else, the pool
+keeps its bytes and its tokens are counted again. A reader may only change what the card's
+space allows, and a scenario vLLM would refuse is refused here, beside its field, unless
+the card teaches that refusal.
 """
 
 from __future__ import annotations
@@ -11,14 +15,34 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ..calc import BY_NAME, FIELD_NAMES, CalcError, Inputs, Result, calculate, fmt, parse_field, parse_inputs
+from ..calc import BY_NAME, FIELD_NAMES, CalcError, Inputs, Result, calculate, fmt, load_gpu, parse_field, \
+    parse_inputs
+from ..calc.attention import attention_kind
 
 if TYPE_CHECKING:
     from .card import Card
 
-POOL_KEYS = ("pool_tokens", "kv_cache_memory_bytes", "gpu")
+POOL_SIZERS = ("pool_tokens", "kv_cache_memory_bytes")
+FRACTION_KEYS = ("gpu", "gpu_memory_utilization")
+# The pool's rules, by the input that states each.
+POOL_RULES = {"tokens": "pool_tokens", "bytes": "kv_cache_memory_bytes", "fraction": "gpu_memory_utilization"}
+# Inputs that a cleared field unsets; for the others an empty field means "unchanged".
+UNSETTABLE = POOL_SIZERS + FRACTION_KEYS + ("max_model_len", "non_kv_cache_memory_bytes", "free_memory_bytes",
+                                            "total_memory_bytes", "weights_bytes")
+DEFAULTS = vars(Inputs())
 # Inputs a reader may set from the page or the URL (a whole config.json is for the API).
 QUERY_FIELDS = tuple(name for name in FIELD_NAMES if name != "config")
+# The input that makes each of vLLM's start checks fail, to show its message beside it.
+REFUSAL_FIELDS = {"max_model_len_within_model": "max_model_len", "one_request_fits": "max_model_len",
+                  "free_memory": "gpu_memory_utilization"}
+
+
+class Refused(CalcError):
+    """vLLM would refuse to start in the scenario a reader asked for: its own words, and the field."""
+
+    def __init__(self, check: str, message: str, field: str):
+        super().__init__(message, field)
+        self.check = check
 
 
 @dataclass
@@ -27,14 +51,56 @@ class Scenario:
     key: str  # canonical JSON of the inputs: the cache key of everything computed from them
     result: Result
     variant: int | None = None
-    overrides: dict = field(default_factory=dict)
+    overrides: dict = field(default_factory=dict)  # the reader's changes; None unsets an input
     held: list[str] = field(default_factory=list)  # what stays fixed, in words
+    pool_rule_asked: str | None = None  # ?pool_rule=, kept in the URL
+
+    @property
+    def own(self) -> bool:
+        """The card's own scenario: no variant, nothing changed."""
+        return self.variant is None and not self.overrides
+
+    @property
+    def pool_rule(self) -> str | None:
+        """Which rule sizes the pool: ``tokens``, ``bytes`` or ``fraction`` (None: no pool)."""
+        inputs = self.inputs
+        if inputs.pool_tokens is not None:
+            return "tokens"
+        if inputs.kv_cache_memory_bytes is not None:
+            return "bytes"
+        return "fraction" if inputs.gpu else None
+
+    @property
+    def refusal(self) -> dict | None:
+        """vLLM's first refusal in this scenario: ``{"check", "message", "field"}``, or None."""
+        failed = next((c for c in self.result.checks if not c["ok"]), None)
+        if failed is None:
+            return None
+        return {"check": failed["check"], "message": failed["message"], "field": REFUSAL_FIELDS.get(failed["check"])}
+
+    @property
+    def gpu_name(self) -> str | None:
+        """The GPU as prose names it: 'L4', 'H100 80GB HBM3' (never a catalog id)."""
+        if not self.inputs.gpu:
+            return None
+        return load_gpu(self.inputs.gpu)["name"].removeprefix("NVIDIA ").strip()
 
     def context(self) -> dict:
-        """The names a card's expressions see: every input, then every derived value."""
+        """The names a card's expressions see: every input, every derived value, and the names
+        prose branches on (AUTHORING.md, "Names for prose")."""
         names = {k: v for k, v in vars(self.inputs).items() if v is not None}
         names.pop("config", None)
         names.update({name: q.value for name, q in self.result.values.items()})
+        refusal = self.refusal
+        names.update({
+            "attention": attention_kind(self.result.model),
+            "own_scenario": self.own,
+            "gpu_name": self.gpu_name,
+            "pool_rule": self.pool_rule,
+            "refused": refusal is not None,
+            "refusal_check": refusal["check"] if refusal else None,
+            "refusal": refusal["message"] if refusal else None,
+        })
         return names
 
     def query(self) -> dict:
@@ -42,7 +108,9 @@ class Scenario:
         params = {}
         if self.variant is not None:
             params["variant"] = self.variant
-        params.update(self.overrides)
+        params.update({k: "" if v is None else v for k, v in self.overrides.items()})
+        if self.pool_rule_asked:
+            params["pool_rule"] = self.pool_rule_asked
         return params
 
 
@@ -61,38 +129,93 @@ def compute(inputs: Inputs) -> tuple[str, Result]:
 
 
 def overrides_from_query(args) -> dict:
-    """Calculator inputs from a query string (names as the calculator names them)."""
-    return {name: args[name] for name in QUERY_FIELDS if name in args and str(args[name]).strip() != ""}
+    """Calculator inputs from a query string (names as the calculator names them).
+
+    A cleared field of an input that can be unset (a pool, a GPU fraction) is None: unset.
+    """
+    overrides = {}
+    for name in QUERY_FIELDS:
+        if name not in args:
+            continue
+        value = str(args[name]).strip()
+        if value:
+            overrides[name] = args[name]
+        elif name in UNSETTABLE:
+            overrides[name] = None
+    return overrides
 
 
-def resolve_scenario(card: Card, variant: int | None, overrides: dict) -> Scenario:
-    """The card's scenario with a variant and overrides applied. Raises CalcError on bad input."""
+def resolve_scenario(card: Card, variant: int | None, overrides: dict, pool_rule: str | None = None) -> Scenario:
+    """The card's scenario with a variant and the reader's overrides applied, inside the card's space.
+
+    Raises CalcError on bad input, naming the field: an input the space does not offer, a
+    model the card is not written for, and (unless the card teaches it) a scenario that vLLM
+    would refuse to start (``Refused``, with vLLM's own message).
+    """
     base = normalised(card.scenario)
     chosen, held = base, []
     if variant is not None:
         chosen, held = apply_changes(base, normalised(card.variants[variant].inputs))
     # Only what differs from the chosen scenario counts as the reader's change (and goes in the URL).
-    overrides = {k: v for k, v in normalised(overrides).items() if chosen.get(k) != v}
-    merged, reader_held = apply_changes(chosen, overrides)
+    changes = {k: v for k, v in normalised(overrides).items() if _differs(chosen, k, v)}
+    if pool_rule:
+        changes = with_pool_rule(chosen, changes, pool_rule)
+    if card.space is not None:
+        card.space.check(changes)
+    merged, reader_held = apply_changes(chosen, changes)
     inputs = parse_inputs(merged)
     key, result = compute(inputs)
-    return Scenario(inputs, key, result, variant, overrides, (reader_held or held))
+    scenario = Scenario(inputs, key, result, variant, changes, (reader_held or held), pool_rule)
+    refusal = scenario.refusal
+    if refusal and changes and not (card.space and card.space.refusals):
+        raise Refused(refusal["check"], refusal["message"], _refusal_field(refusal, changes))
+    return scenario
+
+
+def _differs(scenario: dict, name: str, value) -> bool:
+    """Whether ``value`` changes ``name``: an input a scenario leaves out has its default."""
+    return scenario.get(name, DEFAULTS.get(name)) != value
+
+
+def _refusal_field(refusal: dict, changes: dict) -> str:
+    """The field to show vLLM's refusal beside: the check's own, else the reader's last change."""
+    return refusal["field"] if refusal["field"] in changes or not changes else (refusal["field"] or list(changes)[-1])
+
+
+def with_pool_rule(chosen: dict, changes: dict, rule: str) -> dict:
+    """The reader's changes with the pool moved to ``rule``: the rule's own input stays, the
+    others are unset (the page's pool-rule control)."""
+    if rule not in POOL_RULES:
+        raise CalcError(f"pool_rule must be one of {', '.join(POOL_RULES)}", "pool_rule")
+    own = POOL_RULES[rule]
+    changes = dict(changes)
+    for name in POOL_SIZERS:
+        if name != own and name in chosen:
+            changes[name] = None
+    if rule != "fraction" and own not in chosen and changes.get(own) is None:
+        raise CalcError(f"give {own} for the {rule} rule", own)
+    if rule == "fraction" and not (changes.get("gpu") or chosen.get("gpu")):
+        raise CalcError("give a GPU for the fraction-of-a-GPU rule", "gpu")
+    return changes
 
 
 def apply_changes(scenario: dict, changes: dict) -> tuple[dict, list[str]]:
     """A scenario with some inputs changed, and what was held fixed, in words.
 
     A pool stated in tokens was measured under the scenario's model and dtype: when anything
-    else changes, it keeps its bytes and its tokens are counted again. Changes that size the
-    pool themselves replace it. The card pages and a card's calc() both go through here.
+    else changes, it keeps its bytes and its tokens are counted again. A change that sizes the
+    pool (tokens, bytes, a GPU or its fraction) replaces it; None unsets an input. The card
+    pages, a variant and a card's calc() all go through here.
     """
-    changes = {k: v for k, v in changes.items() if scenario.get(k) != v}
-    merged = {**scenario, **changes}
-    if not changes:
+    unset = [k for k, v in changes.items() if v is None and k in scenario]
+    changes = {k: v for k, v in changes.items() if v is not None and _differs(scenario, k, v)}
+    merged = {k: v for k, v in scenario.items() if k not in unset} | changes
+    if not changes and not unset:
         return merged, []
-    if any(name in changes for name in POOL_KEYS):
-        # (A GPU stays: beside a pool in tokens or bytes it only adds vLLM's start check.)
-        for name in ("pool_tokens", "kv_cache_memory_bytes"):
+    if any(name in changes for name in POOL_SIZERS + FRACTION_KEYS) or any(name in POOL_SIZERS for name in unset):
+        # The change sizes the pool by its own rule. (A GPU stays: beside a pool in tokens
+        # or bytes it only adds vLLM's start check.)
+        for name in POOL_SIZERS:
             if name not in changes:
                 merged.pop(name, None)
         return merged, []
@@ -107,11 +230,14 @@ def apply_changes(scenario: dict, changes: dict) -> tuple[dict, list[str]]:
 
 
 def normalised(inputs: dict) -> dict:
-    """Inputs parsed to their types, so '8192' from a URL equals 8192 from a card."""
+    """Inputs parsed to their types, so '8192' from a URL equals 8192 from a card. None (or
+    an empty value) of an input that can be unset stays None: it unsets it."""
     parsed = {}
     for name, value in inputs.items():
         if name not in BY_NAME or name == "config":
             raise CalcError(f"unknown input {name!r}", name)
         if value is not None and value != "":
             parsed[name] = parse_field(BY_NAME[name], value)
+        elif name in UNSETTABLE:
+            parsed[name] = None
     return parsed

@@ -8,7 +8,7 @@ import yaml
 
 from quizapp.calc import FIELD_NAMES, VALUES
 from quizapp.cards.environment import CARD_FILTERS, CARD_FUNCTIONS
-from quizapp.cards.front_matter import ANSWER, ANSWER_KEYS, FRONT_MATTER, FRONT_MATTER_KEYS
+from quizapp.cards.front_matter import ANSWER, ANSWER_KEYS, FRONT_MATTER, FRONT_MATTER_KEYS, SPACE, SPACE_KEYS
 from quizapp.cards.sections import SECTIONS
 
 DOC = Path(__file__).resolve().parents[2] / "AUTHORING.md"
@@ -43,8 +43,12 @@ def test_answer_keys():
     assert table_names("Answer") == set(ANSWER_KEYS)
 
 
-@pytest.mark.parametrize("heading, keys", [("Front matter", FRONT_MATTER), ("Answer", ANSWER)],
-                         ids=["front matter", "answer"])
+def test_space_keys():
+    assert table_names("Space") == set(SPACE_KEYS)
+
+
+@pytest.mark.parametrize("heading, keys", [("Front matter", FRONT_MATTER), ("Answer", ANSWER), ("Space", SPACE)],
+                         ids=["front matter", "answer", "space"])
 def test_each_key_states_the_default_the_code_applies(heading, keys):
     rows = table_rows(heading)
     for key in keys:
