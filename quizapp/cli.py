@@ -73,11 +73,13 @@ def check(paths):
             files.append(path)
         else:
             fail(f"{path}: no such file or folder")
-    cards, errors = load_files(files)
+    cards, errors = load_files(files, full=True)
     warnings = [w for card in cards.values() for w in card.warnings]
     for diagnostic in sorted(errors + warnings, key=lambda d: (d.path, d.line)):
         click.echo(str(diagnostic))
-    click.echo(f"{len(files)} card{'s' if len(files) != 1 else ''}: {len(errors)} with errors, {len(warnings)} "
+    broken = len({d.path for d in errors})
+    counted = f" ({len(errors)} error{'s' if len(errors) != 1 else ''})" if errors else ""
+    click.echo(f"{len(files)} card{'s' if len(files) != 1 else ''}: {broken} with errors{counted}, {len(warnings)} "
                f"warning{'s' if len(warnings) != 1 else ''}", err=True)
     if errors:
         sys.exit(1)

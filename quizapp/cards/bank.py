@@ -77,10 +77,12 @@ def _load_folder(folder: Path, previous: dict[str, Card]) -> tuple[dict[str, Car
     return load_files(sorted(folder.glob("*.md")), previous)
 
 
-def load_files(paths, previous: dict[str, Card] | None = None) -> tuple[dict[str, Card], list[Diagnostic]]:
-    """Load card files: the cards that load, by id, and a diagnostic for each that does not.
+def load_files(paths, previous: dict[str, Card] | None = None, full: bool = False
+               ) -> tuple[dict[str, Card], list[Diagnostic]]:
+    """Load card files: the cards that load, by id, and the diagnostics of each that does not.
 
-    A card unchanged since ``previous`` was loaded is reused, not parsed again.
+    A card unchanged since ``previous`` was loaded is reused, not parsed again. ``full``
+    checks every scenario of each card's space (``quizapp check``).
     """
     cards: dict[str, Card] = {}
     diagnostics: list[Diagnostic] = []
@@ -89,9 +91,9 @@ def load_files(paths, previous: dict[str, Card] | None = None) -> tuple[dict[str
         shown = _display_path(path)
         old = by_path.get(shown)
         try:
-            card = old if old and old.mtime == path.stat().st_mtime else load_card(path, shown)
+            card = old if old and old.mtime == path.stat().st_mtime else load_card(path, shown, full)
         except CardError as error:
-            diagnostics.append(error.diagnostic)
+            diagnostics.extend(error.diagnostics)
             continue
         except OSError as error:
             diagnostics.append(Diagnostic(shown, 1, "error", f"cannot read: {error.strerror}"))

@@ -28,9 +28,10 @@ class Diagnostic:
 
 
 class CardError(Exception):
-    """Raised while loading a card; carries the diagnostic that explains it."""
+    """Raised while loading a card; carries every diagnostic found (the first is ``diagnostic``)."""
 
-    def __init__(self, diagnostic: Diagnostic):
-        super().__init__(str(diagnostic))
-        self.diagnostic = diagnostic
+    def __init__(self, diagnostic: Diagnostic | list[Diagnostic]):
+        self.diagnostics = list(diagnostic) if isinstance(diagnostic, list) else [diagnostic]
+        super().__init__("\n".join(str(d) for d in self.diagnostics))
+        self.diagnostic = self.diagnostics[0]
 

@@ -32,23 +32,38 @@ def dtype(name: str) -> str:
     return DTYPE_NAMES.get(str(name), str(name))
 
 
-def measured(text) -> str:
-    """An observation the calculator cannot derive: shown as measured, never recomputed."""
-    return (f'<span class="measured" title="Measured, not computed: it stays the same when the scenario '
-            f'changes">{html.escape(str(text))}</span>')
+def plural(n, noun: str, plural_noun: str | None = None) -> str:
+    """37 -> '37 users', 1 -> '1 user', 1506 -> '1,506 blocks' (``plural("user")``)."""
+    many = plural_noun or f"{noun}s"
+    return f"{fmt.commas(n)} {noun if n == 1 else many}"
+
+
+def measured_text(text, where: str) -> str:
+    """An observation shown as measured: marked in the page, never recomputed."""
+    return (f'<span class="measured" title="Measured on {html.escape(where, quote=True)}, not computed">'
+            f'{html.escape(str(text))}</span>')
 
 
 # Filters a card may use, beyond Jinja's built-ins (round, int, upper …). AUTHORING.md lists each.
-CARD_FILTERS = {**fmt.FILTERS, "words": words, "dtype": dtype}
-# Functions a card may call. calc() is bound per render, since it depends on the scenario.
-CARD_FUNCTIONS = ("calc", "measured")
-# Every name a card may use: calculator values, calculator inputs, functions.
-CARD_NAMES = frozenset(VALUES) | frozenset(FIELD_NAMES) | frozenset(CARD_FUNCTIONS)
+CARD_FILTERS = {**fmt.FILTERS, "words": words, "dtype": dtype, "plural": plural}
+# Functions a card may call. Each is bound per render, since each depends on the scenario.
+CARD_FUNCTIONS = ("calc", "measured", "derivation")
+# Names for prose that branches on the scenario (Scenario.context gives their values).
+PROSE_NAMES = {
+    "attention": "the model's attention kind: uniform, mla, sliding or linear (none for a measured figure)",
+    "own_scenario": "true in the card's own scenario: no variant, nothing changed by the reader",
+    "gpu_name": "the GPU as prose names it (L4, H100 80GB HBM3), never its catalog id",
+    "pool_rule": "the rule that sizes the pool: tokens (measured), bytes (a pin) or fraction (of a GPU)",
+    "refused": "true when vLLM would refuse to start in this scenario (cards with space.refusals)",
+    "refusal_check": "which check refuses: max_model_len_within_model, one_request_fits or free_memory",
+    "refusal": "vLLM's own refusal message",
+}
+# Every name a card may use: calculator values, calculator inputs, prose names, functions.
+CARD_NAMES = frozenset(VALUES) | frozenset(FIELD_NAMES) | frozenset(PROSE_NAMES) | frozenset(CARD_FUNCTIONS)
 
 
 def make_environment(loader) -> ImmutableSandboxedEnvironment:
     env = ImmutableSandboxedEnvironment(loader=loader, undefined=StrictUndefined, autoescape=False,
                                         keep_trailing_newline=False)
     env.filters.update(CARD_FILTERS)
-    env.globals["measured"] = measured
     return env

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .card import Card
-from .checks import check_renders, literal_number_warnings
+from .checks import check_renders, literal_number_warnings, measured_without_scenario
 from .compile import compile_pieces
 from .diagnostics import CardError, Diagnostic
 from .front_matter import check_answer, check_listing, check_scenario, check_space, check_variants
@@ -17,8 +17,14 @@ from .sections import build_sections
 from .source import split_card
 
 
-def load_card(path: Path, display_path: str) -> Card:
-    """Parse, check and compile one card file. Raises CardError on the first error."""
+def load_card(path: Path, display_path: str, full: bool = False) -> Card:
+    """Parse, check and compile one card file. Raises CardError with every error found.
+
+    The front matter, the sections and the templates must hold before anything renders, so
+    the first error there stops the load. Rendering then reports every error at once: under
+    the card's scenario and each variant, and with ``full`` (``quizapp check``) under each
+    model of the card's space, with its arithmetic checked.
+    """
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
@@ -38,6 +44,8 @@ def load_card(path: Path, display_path: str) -> Card:
         follow_ups=draft.follow_ups, wrong_answers=draft.wrong_answers, key_lines=source.key_lines, env=env,
         space=space,
     )
-    check_renders(card)
+    errors = measured_without_scenario(card) + check_renders(card, full)
+    if errors:
+        raise CardError(errors)
     card.warnings = literal_number_warnings(card)
     return card

@@ -17,6 +17,7 @@ from jinja2 import TemplateError
 
 from ..calc import VALUES, CalcError, Result, did_you_mean, parse_inputs
 from .diagnostics import CardError, Diagnostic
+from .environment import measured_text
 from .scenario import Scenario, apply_changes, compute, normalised
 
 if TYPE_CHECKING:
@@ -49,7 +50,8 @@ def to_html(text: str, inline: bool) -> str:
 
 
 def render_piece(card: Card, key: str, scenario: Scenario, label: str = "this scenario") -> Rendered:
-    cache_key = (card.mtime, scenario.key, key)
+    # measured() and own_scenario depend on which scenario this is, not only on its inputs.
+    cache_key = (card.mtime, scenario.key, scenario.variant, scenario.own, key)
     cached = card.render_cache.get(cache_key)
     if cached is not None:
         return cached
@@ -57,6 +59,8 @@ def render_piece(card: Card, key: str, scenario: Scenario, label: str = "this sc
     others: list[tuple[str, str, str]] = []
     context = scenario.context()
     context["calc"] = _calc_function(scenario, others)
+    context["measured"] = _measured_function(card, scenario)
+    context["derivation"] = _derivation_function(scenario)
     name = f"{card.path}#{key}"
     try:
         text = card.env.get_template(name).render(context)
@@ -95,6 +99,37 @@ def _calc_function(scenario: Scenario, record: list):
         return CalcValues(result, ", ".join(f"{k}={v}" for k, v in changes.items()), record)
 
     return calc
+
+
+def _measured_function(card: Card, scenario: Scenario):
+    """measured(text, on="own" | a variant's name, otherwise=""): the observation where it was
+    measured, else what the author wrote for that case (nothing, by default)."""
+
+    def measured(text, on: str = "own", otherwise: str = ""):
+        if on != "own" and on not in {variant.name for variant in card.variants}:
+            raise ValueError(f"measured(on={on!r}): on must be 'own' or a variant's name")
+        here = scenario.own if on == "own" else (
+            scenario.variant is not None and not scenario.overrides and card.variants[scenario.variant].name == on)
+        if not here:
+            return otherwise
+        return measured_text(text, "the card's own scenario" if on == "own" else f"the variant {on!r}")
+
+    return measured
+
+
+def _derivation_function(scenario: Scenario):
+    """derivation(name): the calculator's arithmetic for a value in this scenario, so a formula
+    line is right for MLA and hybrids too."""
+
+    def derivation(name: str) -> str:
+        quantity = scenario.result.values.get(name)
+        if quantity is None:
+            hint = did_you_mean(str(name), VALUES)
+            raise ValueError(f"derivation({name!r}): the calculator does not derive {name!r} here"
+                             + (f" ({hint})" if hint else ""))
+        return quantity.derivation
+
+    return derivation
 
 
 def _error_line(error: Exception, name: str, first_line: int) -> int:

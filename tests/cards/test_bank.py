@@ -53,10 +53,10 @@ def test_a_card_that_crashes_the_loader_is_a_diagnostic(write_card, monkeypatch)
 
     real = bank_module.load_card
 
-    def flaky(file, shown):
+    def flaky(file, shown, full=False):
         if file.name == "other.md":
             raise RuntimeError("boom")
-        return real(file, shown)
+        return real(file, shown, full)
 
     monkeypatch.setattr(bank_module, "load_card", flaky)
     bank = Bank(path.parent).refresh()
