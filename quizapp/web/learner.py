@@ -7,9 +7,10 @@ from datetime import datetime, timezone
 
 from flask import (Blueprint, Response, abort, flash, redirect, render_template, request, session, url_for)
 
-from ..progress import charts, learners, scheduling
+from ..progress import learners, scheduling, transfer
 from ..progress.events import history
 from ..progress.summary import summary
+from . import charts
 from .practice import bank
 from .storage import get_db, learner_id
 
@@ -95,9 +96,9 @@ def forget():
 
 @bp.get("/me/export")
 def export():
-    data = learners.export(get_db(), learner_id())
+    data = transfer.export(get_db(), learner_id())
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d")
-    return Response(learners.dumps(data), mimetype="application/json",
+    return Response(transfer.dumps(data), mimetype="application/json",
                     headers={"Content-Disposition": f'attachment; filename="quizapp-progress-{stamp}.json"'})
 
 
@@ -110,10 +111,10 @@ def import_progress():
         return redirect(url_for("learner.me"), code=303)
     try:
         data = json.loads(raw.decode("utf-8"))
-        counts = learners.import_progress(get_db(), learner_id(), data)
+        counts = transfer.import_progress(get_db(), learner_id(), data)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         flash(f"Nothing imported: the file is not JSON ({error}).")
-    except learners.ImportError_ as error:
+    except transfer.ImportRefused as error:
         flash(f"Nothing imported: {error}.")
     else:
         flash(f"Imported {counts['events']} new events and {counts['reviews']} new reviews; "
