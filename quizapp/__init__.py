@@ -11,8 +11,13 @@ from flask import Flask
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def create_app(test_config: dict | None = None) -> Flask:
-    """The app factory: configuration, blueprints, error pages."""
+def create_app(overrides: dict | None = None) -> Flask:
+    """The app factory: configuration, blueprints, error pages.
+
+    Settings, each layer over the ones before: the defaults below, ``instance/config.py``,
+    ``QUIZAPP_*`` environment variables (``QUIZAPP_AUTHOR_TOOLS=0``; values read as JSON where
+    they parse), then ``overrides``: a test's settings, or ``quizapp serve --db/--questions``.
+    """
     app = Flask(
         __name__,
         instance_relative_config=True,
@@ -26,19 +31,26 @@ def create_app(test_config: dict | None = None) -> Flask:
         SESSION_COOKIE_HTTPONLY=True,
         PERMANENT_SESSION_LIFETIME=60 * 60 * 24 * 400,
         # A progress import may be up to 20 MB; nothing else comes near it.
-        MAX_CONTENT_LENGTH=21 * 1024 * 1024,
+        MAX_IMPORT_BYTES=20 * 1024 * 1024,
         # Author tools show every stage of every card; turn them off where candidates must
         # not see answers they have not revealed (an interview server).
-        AUTHOR_TOOLS=os.environ.get("QUIZAPP_AUTHOR_TOOLS", "1") != "0",
+        AUTHOR_TOOLS=True,
     )
-    if test_config is None:
-        app.config.from_pyfile("config.py", silent=True)
-    else:
-        app.config.from_mapping(test_config)
+    app.config.from_pyfile("config.py", silent=True)
+    app.config.from_prefixed_env("QUIZAPP")
+    app.config.update(overrides or {})
+    if app.config["MAX_CONTENT_LENGTH"] is None:
+        # Room for the import file and the form around it; a larger body is refused with 413.
+        app.config["MAX_CONTENT_LENGTH"] = app.config["MAX_IMPORT_BYTES"] + 1024 * 1024
     os.makedirs(app.instance_path, exist_ok=True)
-    if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = os.environ.get("QUIZAPP_SECRET_KEY") or _instance_secret(app.instance_path)
+    secret = app.config.get("SECRET_KEY")
+    if not secret:
+        app.config["SECRET_KEY"] = _instance_secret(app.instance_path)
+    elif isinstance(secret, (int, float)):
+        # QUIZAPP_SECRET_KEY is read as JSON: an all-digit key arrives as a number. Keys are text.
+        app.config["SECRET_KEY"] = str(secret)
 
+    # Imported here, not at the top: the calculator and the CLI import quizapp without the web layer.
     from .web import register
 
     register(app)

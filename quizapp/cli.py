@@ -44,9 +44,8 @@ def serve(host, port, db_path, questions_dir, workers, threads, dev):
         overrides["DATABASE"] = str(Path(db_path).resolve())
     if questions_dir:
         overrides["QUESTIONS_DIR"] = str(Path(questions_dir).resolve())
-    app = create_app(overrides or None)
-    if overrides:
-        app.config.update(overrides)
+    # On top of instance/config.py and QUIZAPP_* settings, which still apply.
+    app = create_app(overrides)
     click.echo(f"quizapp serving on http://{host}:{port}/ (database {app.config['DATABASE']})")
     if dev:
         app.run(host=host, port=port, debug=True)

@@ -6,16 +6,16 @@ FSRS, in the same transaction, so a retried grade never schedules a card twice.
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Iterable
 
 from sqlite_utils import Database
 
 from . import scheduling
 from .clock import iso, now_utc, parse_iso
-from .db import write
+from .db import dump_object, load_object, write
 from .learners import ensure_learner
 
 KINDS = ("open", "reveal", "answer", "grade", "followup", "reset")
@@ -103,12 +103,10 @@ def record(db: Database, learner_id: str, event: Event, at: datetime | None = No
         ensure_learner(db, learner_id, moment)
         # Measured before the grade is stored: the grade closes the attempt it measures.
         duration = _attempt_duration_ms(db, learner_id, event.card_id, moment) if event.kind == "grade" else None
-        cursor = db.execute(
-            "INSERT OR IGNORE INTO events (event_id, learner_id, card_id, kind, stage, value, detail, scenario, at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [event.event_id, learner_id, event.card_id, event.kind, event.stage, event.value,
-             _json(event.detail), _json(event.scenario), event.at or iso(moment)])
-        created = cursor.rowcount == 1
+        row = {"event_id": event.event_id, "card_id": event.card_id, "kind": event.kind, "stage": event.stage,
+               "value": event.value, "detail": dump_object(event.detail), "scenario": dump_object(event.scenario),
+               "at": event.at or iso(moment)}
+        created = insert_rows(db, learner_id, [row]) == 1
         if not created:
             _check_same_event(db, learner_id, event)
         if created and event.kind == "grade":
@@ -126,8 +124,22 @@ def _check_same_event(db: Database, learner_id: str, event: Event) -> None:
                             f"({stored[1]} on {stored[0]}); give each event its own id", "event_id")
 
 
-def _json(value) -> str | None:
-    return None if value is None else json.dumps(value, sort_keys=True)
+def insert_rows(db: Database, learner_id: str, rows: Iterable[dict]) -> int:
+    """Store rows as the events table holds them (detail and scenario as JSON text), skipping any
+    whose event_id this learner has stored already. Returns how many were added.
+
+    Rows only: a grade stored here schedules nothing (``record`` does that). Call inside a write
+    transaction.
+    """
+    added = 0
+    for row in rows:
+        cursor = db.execute(
+            "INSERT OR IGNORE INTO events (event_id, learner_id, card_id, kind, stage, value, detail, scenario, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [row["event_id"], learner_id, row["card_id"], row["kind"], row["stage"], row["value"], row["detail"],
+             row["scenario"], row["at"]])
+        added += cursor.rowcount
+    return added
 
 
 def attempt_start(db: Database, learner_id: str, card_id: str) -> str:
@@ -153,13 +165,37 @@ def attempt_events(db: Database, learner_id: str, card_id: str) -> list[dict]:
     return events
 
 
-def load_object(text) -> dict:
-    """A stored JSON object; anything else (an old or imported row) reads as empty."""
-    try:
-        value = json.loads(text) if text else {}
-    except (TypeError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
+@dataclass(frozen=True)
+class Attempt:
+    """A reader's current attempt at a card: what they did since its last grade or reset."""
+
+    revealed: tuple[str, ...] = ()      # stages, in the order they were first revealed
+    answer: str | None = ""             # the answer typed last
+    feedback: dict | None = None        # that answer's grade, as its event's detail
+    followups: dict[str, str] = field(default_factory=dict)  # follow-up stage -> "knew" or "missed"
+    opened_at: datetime | None = None   # when the card was first shown in this attempt
+    started: bool = False               # any event yet: an open, or one sent through the API
+
+    def elapsed_ms(self, moment: datetime) -> int | None:
+        """Milliseconds from opening the card to ``moment``; None when it was not opened in this attempt."""
+        if self.opened_at is None:
+            return None
+        return max(0, int((moment - self.opened_at).total_seconds() * 1000))
+
+
+def current_attempt(db: Database, learner_id: str, card_id: str) -> Attempt:
+    """The learner's current attempt at the card, read from its events."""
+    attempt = attempt_events(db, learner_id, card_id)
+    answers = [e for e in attempt if e["kind"] == "answer"]
+    opened = next((e["at"] for e in attempt if e["kind"] == "open"), None)
+    return Attempt(
+        revealed=tuple(dict.fromkeys(e["stage"] for e in attempt if e["kind"] == "reveal")),
+        answer=answers[-1]["value"] if answers else "",
+        feedback=answers[-1]["detail"] if answers else None,
+        followups={e["stage"]: e["value"] for e in attempt if e["kind"] == "followup"},
+        opened_at=parse_iso(opened) if opened else None,
+        started=bool(attempt),
+    )
 
 
 def _attempt_duration_ms(db: Database, learner_id: str, card_id: str, moment: datetime) -> int | None:

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
+from typing import Iterable
 
 from fsrs import Card, Rating, Scheduler, State
 from sqlite_utils import Database
 
 from .clock import iso, parse_iso
+from .db import load_object
 
+# The self-grades, in the order the grade form shows them: the one table that the form, the
+# checks of a grade and of an import, and the dashboard's names all read.
 RATINGS = {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good, "easy": Rating.Easy}
 # A card counts as mastered once FSRS spaces it three weeks or more (Anki's "mature").
 MASTERED_INTERVAL = timedelta(days=21)
@@ -26,11 +30,17 @@ scheduler = Scheduler(enable_fuzzing=False)
 
 
 def rating(value) -> Rating | None:
+    """The FSRS rating a grade names, by name ("good") or by number (3, "3"); None for anything else."""
     if isinstance(value, str) and value.lower() in RATINGS:
         return RATINGS[value.lower()]
-    if isinstance(value, (int, str)) and str(value) in {"1", "2", "3", "4"}:
+    if isinstance(value, (int, str)) and str(value) in {str(int(r)) for r in RATINGS.values()}:
         return Rating(int(value))
     return None
+
+
+def rating_name(value: int) -> str:
+    """The name of a stored rating: 3 -> "good"."""
+    return {int(rating): name for name, rating in RATINGS.items()}[value]
 
 
 def _state(db: Database, learner_id: str, card_id: str) -> dict | None:
@@ -61,15 +71,30 @@ def review(db: Database, learner_id: str, card_id: str, grade: Rating, moment: d
     card, reps, lapses = _advance(card, row["reps"] if row else 0, row["lapses"] if row else 0, grade, moment)
     state = _state_row(learner_id, card_id, card, reps, lapses, variant, moment)
     db["card_states"].upsert(state, pk=("learner_id", "card_id"))
-    db.execute("INSERT OR IGNORE INTO review_log (learner_id, card_id, rating, reviewed_at, duration_ms, event_id) "
-               "VALUES (?, ?, ?, ?, ?, ?)", [learner_id, card_id, int(grade), iso(moment), duration_ms, event_id])
+    log_reviews(db, learner_id, [{"card_id": card_id, "rating": int(grade), "reviewed_at": iso(moment),
+                                  "duration_ms": duration_ms, "event_id": event_id}])
     return state
+
+
+def log_reviews(db: Database, learner_id: str, reviews: Iterable[dict]) -> int:
+    """Add rows to the review log (card_id, rating, reviewed_at, duration_ms, event_id), skipping
+    any whose event_id this learner has logged already. Returns how many were added.
+
+    The log only, not the card states: after adding reviews other than through ``review``, call
+    ``rebuild`` for each of their cards. Call inside a write transaction.
+    """
+    added = 0
+    for row in reviews:
+        cursor = db.execute(
+            "INSERT OR IGNORE INTO review_log (learner_id, card_id, rating, reviewed_at, duration_ms, event_id) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [learner_id, row["card_id"], row["rating"], row["reviewed_at"], row["duration_ms"], row["event_id"]])
+        added += cursor.rowcount
+    return added
 
 
 def rebuild(db: Database, learner_id: str, card_id: str) -> None:
     """Recompute a card's state from its review log, oldest review first."""
-    from .events import load_object
-
     rows = db.execute("SELECT rating, reviewed_at FROM review_log WHERE learner_id = ? AND card_id = ? "
                       "ORDER BY reviewed_at", [learner_id, card_id]).fetchall()
     last_grade = db.execute("SELECT detail FROM events WHERE learner_id = ? AND card_id = ? AND kind = 'grade' "

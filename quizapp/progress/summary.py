@@ -10,11 +10,11 @@ from sqlite_utils import Database
 
 from . import scheduling
 from .clock import iso, parse_iso
-from .events import load_object
+from .db import load_object
 from .learners import get_learner
 
 # Good and Easy count as knowing the card; Again and Hard as not (yet).
-KNEW = {3, 4}
+KNEW = {scheduling.RATINGS["good"], scheduling.RATINGS["easy"]}
 
 
 def summary(db: Database, learner_id: str, cards: dict, now: datetime | None = None) -> dict:
@@ -40,7 +40,7 @@ def summary(db: Database, learner_id: str, cards: dict, now: datetime | None = N
             "reps": state["reps"] if state else 0,
             "lapses": state["lapses"] if state else 0,
             "last_review": state["last_review"] if state else None,
-            "last_rating": _rating_name(card_reviews[-1][1]) if card_reviews else None,
+            "last_rating": scheduling.rating_name(card_reviews[-1][1]) if card_reviews else None,
         }
     return {
         "learner": get_learner(db, learner_id) or {"id": learner_id, "display_name": None},
@@ -62,10 +62,6 @@ def _state_name(state: dict | None) -> str:
     if not state:
         return "new"
     return scheduling.Card.from_dict(json.loads(state["fsrs"])).state.name.lower()
-
-
-def _rating_name(value: int) -> str:
-    return {1: "again", 2: "hard", 3: "good", 4: "easy"}[value]
 
 
 def _day(text: str) -> date:

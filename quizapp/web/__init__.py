@@ -5,28 +5,38 @@ from __future__ import annotations
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from ..calc import CalcError
+from ..progress.events import EventError
+from ..progress.scheduling import RATINGS
+from . import api, author, learner, practice, storage
+
+# Errors that name the input at fault (each has .message, .field and .to_json()), with the title
+# of the page a browser gets. An error type may set .status (409 for a reused event id); else 400.
+INPUT_ERRORS = {CalcError: "Not calculated", EventError: "Not stored"}
+
 
 def wants_json() -> bool:
     return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
 
 
 def register(app: Flask) -> None:
-    from . import api, author, learner, practice, storage
-
     storage.init_app(app)
+    # Macros that templates import see the globals, not a view's context: the grade form loops over this.
+    app.jinja_env.globals["RATINGS"] = RATINGS
     app.register_blueprint(api.bp)
     app.register_blueprint(learner.bp)
     app.register_blueprint(practice.bp)
     app.register_blueprint(author.bp)
 
-    from ..progress.events import EventError
-
-    @app.errorhandler(EventError)
-    def event_error(error: EventError):
+    def input_error(error: CalcError | EventError):
+        status = getattr(error, "status", 400)
         if wants_json():
-            return jsonify(error.to_json()), error.status
-        return render_template("error.html", code=error.status, title="Not stored", message=error.message), \
-            error.status
+            return jsonify(error.to_json()), status
+        title = next(title for kind, title in INPUT_ERRORS.items() if isinstance(error, kind))
+        return render_template("error.html", code=status, title=title, message=error.message), status
+
+    for kind in INPUT_ERRORS:
+        app.register_error_handler(kind, input_error)
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException):

@@ -1,20 +1,21 @@
-"""The JSON API: the calculator and its catalogs. Errors are 400 with {"error", "field"}."""
+"""The JSON API: the calculator and its catalogs, and progress events.
+
+Errors are {"error", "field"}: 400 for bad input, 409 for an event_id reused for another event
+(the handler in ``web/__init__.py``).
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, jsonify, request
+from flask import Blueprint, abort, current_app, jsonify, request
 
 from ..calc import CalcError, calculate, gpu_entries, model_entries
 from ..cards import overrides_from_query, resolve_scenario
 from ..progress import events as progress_events
 from ..progress.summary import summary
+from .card_page import variant_index
+from .storage import get_bank, get_card, get_db, learner_id
 
 bp = Blueprint("api", __name__, url_prefix="/api")
-
-
-@bp.errorhandler(CalcError)
-def calc_error(error: CalcError):
-    return jsonify(error.to_json()), 400
 
 
 def json_body() -> dict:
@@ -42,15 +43,9 @@ def gpus():
 @bp.get("/cards/<card_id>/values")
 def card_values(card_id):
     """Every value the card's scenario computes (an author tool: pages never use it)."""
-    from flask import current_app
-
     if not current_app.config["AUTHOR_TOOLS"]:
         abort(404, description="Author tools are turned off on this server.")
-    from .practice import bank, variant_index
-
-    card = bank().get(card_id)
-    if card is None:
-        abort(404, description=f"There is no card {card_id!r} in the question bank.")
+    card = get_card(card_id)
     scenario = resolve_scenario(card, variant_index(card, request.args.get("variant", "")),
                                 overrides_from_query(request.args))
     data = scenario.result.to_json()
@@ -60,20 +55,12 @@ def card_values(card_id):
     return jsonify(data)
 
 
-@bp.errorhandler(progress_events.EventError)
-def event_error(error):
-    return jsonify(error.to_json()), error.status
-
-
 @bp.post("/progress/events")
 def post_event():
     """Store one event. 201 the first time an event_id is seen, 200 when it is a retry."""
-    from .practice import bank
-    from .storage import get_db, learner_id
-
     data = request.get_json(silent=True)
     event = progress_events.parse_event(data)
-    card = bank().get(event.card_id)
+    card = get_bank().get(event.card_id)
     if card is None:
         raise progress_events.EventError(f"there is no card {event.card_id!r}", "card_id")
     if event.stage and event.stage not in card.stage_names:
@@ -85,7 +72,4 @@ def post_event():
 
 @bp.get("/progress")
 def get_progress():
-    from .practice import bank
-    from .storage import get_db, learner_id
-
-    return jsonify(summary(get_db(), learner_id(), bank().cards))
+    return jsonify(summary(get_db(), learner_id(), get_bank().cards))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, render_template
 
-from .practice import bank, get_card, page_context, scenario_from_request
+from .card_page import page_context, scenario_from_request
+from .storage import get_bank, get_card
 
 bp = Blueprint("author", __name__, url_prefix="/author")
 
@@ -17,9 +18,9 @@ def author_tools_only():
 
 @bp.get("/")
 def index():
-    the_bank = bank()
-    return render_template("author.html", cards=the_bank.sorted_cards(), diagnostics=the_bank.diagnostics,
-                           folder=str(the_bank.folder))
+    bank = get_bank()
+    return render_template("author.html", cards=bank.sorted_cards(), diagnostics=bank.diagnostics,
+                           folder=str(bank.folder))
 
 
 @bp.get("/cards/<card_id>")

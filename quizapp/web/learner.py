@@ -5,29 +5,28 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
-from flask import (Blueprint, Response, abort, flash, redirect, render_template, request, session, url_for)
+from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, session, url_for
 
-from ..progress import charts, learners, scheduling
+from ..progress import learners, scheduling, transfer
 from ..progress.events import history
 from ..progress.summary import summary
-from .practice import bank
-from .storage import get_db, learner_id
+from . import charts
+from .storage import get_bank, get_db, learner_id
 
 bp = Blueprint("learner", __name__)
-
-MAX_IMPORT_BYTES = 20 * 1024 * 1024
 
 
 @bp.get("/practice")
 def practice():
     """Due cards first (most overdue first), then new ones; a returning card gets another variant."""
     role, tag = request.args.get("role", "").strip(), request.args.get("tag", "").strip()
-    cards = bank().matching(role, tag)
+    bank = get_bank()
+    cards = bank.matching(role, tag)
     choice = scheduling.pick_next(get_db(), learner_id(), cards, datetime.now(timezone.utc))
     if choice is None:
         next_due = scheduling.next_due(get_db(), learner_id(), [c.id for c in cards])
         return render_template("practice_done.html", next_due=next_due, role=role, tag=tag, total=len(cards),
-                               roles=bank().roles(), tags=bank().tags())
+                               roles=bank.roles(), tags=bank.tags())
     card, variant, _why = choice
     params = {"variant": variant} if variant is not None else {}
     return redirect(url_for("practice.card", card_id=card.id, **params), code=303)
@@ -35,8 +34,8 @@ def practice():
 
 @bp.get("/progress")
 def progress():
-    the_bank = bank()
-    data = summary(get_db(), learner_id(), the_bank.cards)
+    bank = get_bank()
+    data = summary(get_db(), learner_id(), bank.cards)
     per_day = charts.bar_chart([(day[5:], n) for day, n in data["reviews_per_day"]], "Reviews per day",
                                unit="reviews")
     by_role = charts.hbar_chart([(r["name"], round(r["accuracy"] * 100)) for r in data["accuracy_by_role"]],
@@ -46,7 +45,7 @@ def progress():
     card_id = request.args.get("card", "")
     card_history = history(get_db(), learner_id(), card_id) if card_id else []
     return render_template("progress.html", data=data, per_day=per_day, by_role=by_role, by_tag=by_tag,
-                           card_id=card_id, card_history=card_history, cards=the_bank.cards)
+                           card_id=card_id, card_history=card_history, cards=bank.cards)
 
 
 @bp.get("/me")
@@ -95,25 +94,26 @@ def forget():
 
 @bp.get("/me/export")
 def export():
-    data = learners.export(get_db(), learner_id())
+    data = transfer.export(get_db(), learner_id())
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d")
-    return Response(learners.dumps(data), mimetype="application/json",
+    return Response(transfer.dumps(data), mimetype="application/json",
                     headers={"Content-Disposition": f'attachment; filename="quizapp-progress-{stamp}.json"'})
 
 
 @bp.post("/me/import")
 def import_progress():
+    limit = current_app.config["MAX_IMPORT_BYTES"]
     upload = request.files.get("file")
-    raw = upload.read(MAX_IMPORT_BYTES + 1) if upload else request.get_data()[: MAX_IMPORT_BYTES + 1]
-    if len(raw) > MAX_IMPORT_BYTES:
-        flash("That file is larger than 20 MB; it is not a progress export.")
+    raw = upload.read(limit + 1) if upload else request.get_data()[: limit + 1]
+    if len(raw) > limit:
+        flash(f"That file is larger than {limit // 2**20} MB; it is not a progress export.")
         return redirect(url_for("learner.me"), code=303)
     try:
         data = json.loads(raw.decode("utf-8"))
-        counts = learners.import_progress(get_db(), learner_id(), data)
+        counts = transfer.import_progress(get_db(), learner_id(), data)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         flash(f"Nothing imported: the file is not JSON ({error}).")
-    except learners.ImportError_ as error:
+    except transfer.ImportRefused as error:
         flash(f"Nothing imported: {error}.")
     else:
         flash(f"Imported {counts['events']} new events and {counts['reviews']} new reviews; "

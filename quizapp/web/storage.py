@@ -1,11 +1,13 @@
-"""The request's database connection and the learner behind the request."""
+"""What a request works on: the database connection, the question bank, and the learner behind it."""
 
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 
-from flask import Flask, current_app, g, request, session
+from flask import Flask, abort, current_app, g, request, session
 
+from ..cards import Bank, Card
 from ..progress import learners
 from ..progress.db import connect
 
@@ -14,6 +16,22 @@ def get_db():
     if "db" not in g:
         g.db = connect(current_app.config["DATABASE"], migrate=False)
     return g.db
+
+
+def get_bank() -> Bank:
+    """The app's bank, loaded once per process and reloaded when a card file changes."""
+    bank = current_app.extensions.get("quizapp.bank")
+    if bank is None:
+        bank = current_app.extensions["quizapp.bank"] = Bank(Path(current_app.config["QUESTIONS_DIR"]))
+    return bank.refresh()
+
+
+def get_card(card_id: str) -> Card:
+    """The card with this id, or a 404 that names it."""
+    card = get_bank().get(card_id)
+    if card is None:
+        abort(404, description=f"There is no card {card_id!r} in the question bank.")
+    return card
 
 
 def close_db(_error=None):

@@ -4,13 +4,10 @@ import re
 
 import pytest
 
+from quizapp import create_app
+
 SHORT_TEXT = "real users hold"
 FULL_TEXT = "Bytes for one token"
-CARD = "/cards/kv-pool-users"
-
-
-def text(response) -> str:
-    return response.get_data(as_text=True)
 
 
 def stage_html(page: str, stage: str) -> str:
@@ -19,13 +16,8 @@ def stage_html(page: str, stage: str) -> str:
     return match.group(1)
 
 
-def reveal(client, stage, query="", **form):
-    """Reveal without JavaScript: a plain form post, then the page it redirects to."""
-    return client.post(f"{CARD}/reveal/{stage}{query}", data=form, follow_redirects=True)
-
-
 def test_bank_lists_the_card_with_roles_levels_and_tags(client):
-    page = text(client.get("/"))
+    page = client.get("/").text
     assert "How many users fit in the KV pool" in page
     assert "Inference Engineering" in page and "L2, L3" in page and "kv-cache" in page
 
@@ -35,11 +27,11 @@ def test_bank_lists_the_card_with_roles_levels_and_tags(client):
     ("?q=concurrency+manager", True), ("?q=quantum", False),
 ])
 def test_bank_filters(client, query, shown):
-    assert ("How many users fit in the KV pool" in text(client.get("/" + query))) is shown
+    assert ("How many users fit in the KV pool" in client.get("/" + query).text) is shown
 
 
-def test_question_before_any_reveal(client):
-    page = text(client.get(CARD))
+def test_question_before_any_reveal(reader):
+    page = reader.open().text
     assert "8,192" in page and "2.94" in page
     assert SHORT_TEXT not in page and FULL_TEXT not in page
     assert "37 users" not in page and "144 KiB" not in page
@@ -49,10 +41,10 @@ def test_question_before_any_reveal(client):
 
 
 def test_reveal_short_without_javascript_returns_the_page(client):
-    posted = client.post(f"{CARD}/reveal/short", data={"answer": "about 37"})
+    posted = client.post("/cards/kv-pool-users/reveal/short", data={"answer": "about 37"})
     assert posted.status_code == 303 and posted.location.endswith("/cards/kv-pool-users#stage-short")
     response = client.get(posted.location)
-    page = text(response)
+    page = response.text
     assert response.status_code == 200
     short = stage_html(page, "short")
     assert "24,096" in short and "37" in short and SHORT_TEXT in short
@@ -61,23 +53,23 @@ def test_reveal_short_without_javascript_returns_the_page(client):
     assert "users_fit" in page  # now the panel shows its arithmetic
 
 
-def test_reveal_full_shows_144_and_96_kib(client):
-    page = text(reveal(client, "full"))
+def test_reveal_full_shows_144_and_96_kib(reader):
+    page = reader.reveal("full").text
     full = stage_html(page, "full")
     assert "144 KiB" in full and "96 KiB" in full
     assert SHORT_TEXT not in page  # revealing full does not reveal short
 
 
-def test_reveals_accumulate_across_requests(client):
-    reveal(client, "short")
-    reveal(client, "wrong")
-    page = text(client.get(CARD))
+def test_reveals_accumulate_across_requests(reader):
+    reader.reveal("short")
+    reader.reveal("wrong")
+    page = reader.open().text
     assert SHORT_TEXT in page and "Divide the GPU memory by the model size." in page
     assert FULL_TEXT not in page
 
 
 def test_reveal_as_fragment_json(client):
-    response = client.post(f"{CARD}/reveal/full", headers={"Accept": "application/json"})
+    response = client.post("/cards/kv-pool-users/reveal/full", headers={"Accept": "application/json"})
     data = response.get_json()
     assert data["focus"] == "full" and data["revealed"] == ["full"]
     assert "144 KiB" in data["stages"]["full"]
@@ -87,16 +79,16 @@ def test_reveal_as_fragment_json(client):
     assert "waits in the queue" not in str(data)
 
 
-def test_follow_up_answer_is_its_own_stage(client):
-    page = text(reveal(client, "followup-2"))
+def test_follow_up_answer_is_its_own_stage(reader):
+    page = reader.reveal("followup-2").text
     assert "fewer KV heads" in stage_html(page, "followup-2")
     assert "waits in the queue" not in page
 
 
-def test_llama_says_128_kib_and_users_follow_the_same_pool_bytes(client):
+def test_llama_says_128_kib_and_users_follow_the_same_pool_bytes(reader):
     query = "?model=meta-llama/Llama-3.1-8B-Instruct"
-    reveal(client, "short", query)
-    page = text(reveal(client, "full", query))
+    reader.reveal("short", query)
+    page = reader.reveal("full", query).text
     assert "128 KiB" in stage_html(page, "full")
     short = stage_html(page, "short")
     # 3,553,099,776 B (the L4 pool) ÷ 2,097,152 B per block = 1,694 blocks → 27,104 tokens, 42 users.
@@ -104,8 +96,8 @@ def test_llama_says_128_kib_and_users_follow_the_same_pool_bytes(client):
     assert "keeps its 3.31 GiB" in page
 
 
-def test_fp8_says_72_kib(client):
-    page = text(reveal(client, "full", "?kv_cache_dtype=fp8"))
+def test_fp8_says_72_kib(reader):
+    page = reader.reveal("full", "?kv_cache_dtype=fp8").text
     full = stage_html(page, "full")
     assert "72 KiB" in full and "48 KiB" in full and "FP8" in full
 
@@ -118,11 +110,11 @@ def test_fp8_says_72_kib(client):
     ("?model=mistralai/Mistral-7B-Instruct-v0.3", "144 KiB", "full"),
     ("?kv_cache_dtype=fp8", "96 KiB", "full"),
 ])
-def test_every_number_changes_with_the_scenario(client, query, old, stage):
-    reveal(client, "short")
-    reveal(client, "full")
-    base = text(client.get(CARD))
-    changed = text(client.get(CARD + query))
+def test_every_number_changes_with_the_scenario(reader, query, old, stage):
+    reader.reveal("short")
+    reader.reveal("full")
+    base = reader.open().text
+    changed = reader.open(query).text
     def part(page):
         if stage == "question":
             return re.search(r'<div id="question-text">(.*?)</div>', page, re.S).group(1)
@@ -138,8 +130,8 @@ def test_values_api_for_authors(client):
     assert client.get("/api/cards/nope/values").status_code == 404
 
 
-def test_variant_and_next_variant_link(client):
-    page = text(client.get(CARD + "?variant=1"))
+def test_variant_and_next_variant_link(reader):
+    page = reader.open("?variant=1").text
     assert "Qwen3-8B with an FP8 KV cache" in page
     assert 'href="/cards/kv-pool-users?variant=2"' in page
 
@@ -151,53 +143,50 @@ def test_variant_and_next_variant_link(client):
     ("?pool_tokens=1e400", "pool_tokens"),
     ("?variant=x", "variant"),
 ])
-def test_bad_scenario_is_a_400_page_naming_the_field(client, query, field):
-    response = client.get(CARD + query)
-    page = text(response)
+def test_bad_scenario_is_a_400_page_naming_the_field(reader, query, field):
+    response = reader.open(query)
+    page = response.text
     assert response.status_code == 400
     assert f"<code>{field}</code>" in page
     assert "<script>alert" not in page
     assert "8,192" in page  # the card still shows, on its own scenario
 
 
-def test_unknown_card_and_stage_are_404_pages(client):
-    response = client.get("/cards/no-such-card")
-    assert response.status_code == 404 and "no-such-card" in text(response)
-    response = client.post(f"{CARD}/reveal/everything")
-    assert response.status_code == 404 and "short, full" in text(response)
+def test_unknown_card_and_stage_are_404_pages(reader):
+    response = reader.open(card="no-such-card")
+    assert response.status_code == 404 and "no-such-card" in response.text
+    response = reader.reveal("everything")
+    assert response.status_code == 404 and "short, full" in response.text
 
 
-def test_reset_hides_the_answers_again(client):
-    reveal(client, "short")
-    page = text(client.post(f"{CARD}/reset", follow_redirects=True))
+def test_reset_hides_the_answers_again(client, reader):
+    reader.reveal("short")
+    page = client.post("/cards/kv-pool-users/reset", follow_redirects=True).text
     assert SHORT_TEXT not in page
 
 
-def test_broken_card_is_reported_and_the_bank_still_serves(tmp_path):
-    from pathlib import Path
-
-    from quizapp import create_app
-
+def test_broken_card_is_reported_and_the_bank_still_serves(tmp_path, questions_dir):
     folder = tmp_path / "questions"
     folder.mkdir()
-    seed = Path("questions/kv-pool-users.md").read_text(encoding="utf-8")
+    seed = (questions_dir / "kv-pool-users.md").read_text(encoding="utf-8")
     (folder / "kv-pool-users.md").write_text(seed, encoding="utf-8")
     broken = seed.replace("id: kv-pool-users", "id: broken").replace("{{ users_fit | commas }} users with",
                                                                        "{{ users_fits | commas }} users with")
     (folder / "broken.md").write_text(broken, encoding="utf-8")
-    client = create_app({"TESTING": True, "QUESTIONS_DIR": str(folder)}).test_client()
-    bank = text(client.get("/"))
+    client = create_app({"TESTING": True, "QUESTIONS_DIR": str(folder),
+                         "DATABASE": str(tmp_path / "db.sqlite")}).test_client()
+    bank = client.get("/").text
     assert "How many users fit in the KV pool" in bank and "1 card with errors" in bank
     line = next(i for i, l in enumerate(broken.splitlines(), 1) if "users_fits" in l)
-    author = text(client.get("/author/"))
+    author = client.get("/author/").text
     assert f"broken.md:{line}: error: unknown value &#39;users_fits&#39;" in author
     assert client.get("/cards/kv-pool-users").status_code == 200
     assert client.get("/cards/broken").status_code == 404
 
 
-def test_author_preview_shows_every_stage(client):
-    page = text(client.get("/author/cards/kv-pool-users"))
+def test_author_preview_shows_every_stage(client, reader):
+    page = client.get("/author/cards/kv-pool-users").text
     assert SHORT_TEXT in page and FULL_TEXT in page and "waits in the queue" in page
     assert "vLLM 101" in page
     # The preview does not reveal anything in the reader's own session.
-    assert SHORT_TEXT not in text(client.get(CARD))
+    assert SHORT_TEXT not in reader.open().text

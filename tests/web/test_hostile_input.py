@@ -4,22 +4,21 @@ import pytest
 
 from quizapp import create_app
 
-CARD = "/cards/kv-pool-users"
-
 
 @pytest.mark.parametrize("query", [
     "?variant=%C2%B2", "?variant=" + "9" * 5000, "?variant=-1", "?kv_cache_memory_bytes=1e400gb",
     "?max_model_len=nan", "?pool_tokens=inf", "?model=" + "x" * 5000, "?gpu_memory_utilization=2",
     "?block_size=7", "?tensor_parallel_size=0x10",
 ])
-@pytest.mark.parametrize("path", [CARD, CARD + "/fragment", "/api/cards/kv-pool-users/values"])
+@pytest.mark.parametrize("path", ["/cards/kv-pool-users", "/cards/kv-pool-users/fragment",
+                                  "/api/cards/kv-pool-users/values"])
 def test_bad_scenarios_are_400(client, path, query):
     response = client.get(path + query)
-    assert response.status_code == 400, response.get_data(as_text=True)[:300]
+    assert response.status_code == 400, response.text[:300]
 
 
 def test_bad_reveal_scenario_is_not_a_500(client):
-    assert client.post(CARD + "/reveal/short?variant=%C2%B2").status_code in (303, 400)
+    assert client.post("/cards/kv-pool-users/reveal/short?variant=%C2%B2").status_code in (303, 400)
 
 
 @pytest.mark.parametrize("config", [
@@ -52,8 +51,8 @@ def test_free_memory_above_total_is_refused(client):
 
 
 def test_search_never_matches_unrevealed_text(client):
-    assert "How many users fit" not in client.get("/?q=waits+in+the+queue").get_data(as_text=True)
-    assert "How many users fit" in client.get("/?q=manager").get_data(as_text=True)
+    assert "How many users fit" not in client.get("/?q=waits+in+the+queue").text
+    assert "How many users fit" in client.get("/?q=manager").text
 
 
 def test_reusing_an_event_id_for_another_event_is_409(client):
@@ -64,10 +63,10 @@ def test_reusing_an_event_id_for_another_event_is_409(client):
     assert client.get("/api/progress").get_json()["reviews"] == 0
 
 
-def test_a_grade_form_reusing_an_id_is_a_409_page(client):
-    client.post(CARD + "/reveal/short", data={"event_id": "evt-form-0001"})
-    response = client.post(CARD + "/grade", data={"rating": "good", "event_id": "evt-form-0001"})
-    assert response.status_code == 409 and "already stored" in response.get_data(as_text=True)
+def test_a_grade_form_reusing_an_id_is_a_409_page(client, reader):
+    client.post("/cards/kv-pool-users/reveal/short", data={"event_id": "evt-form-0001"})
+    response = reader.grade("good", event_id="evt-form-0001")
+    assert response.status_code == 409 and "already stored" in response.text
 
 
 def test_poisoned_verdict_cannot_break_the_dashboard(client):
@@ -77,15 +76,16 @@ def test_poisoned_verdict_cannot_break_the_dashboard(client):
     assert client.get("/progress").status_code == 200
 
 
-def test_author_tools_can_be_turned_off(tmp_path):
-    client = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"), "AUTHOR_TOOLS": False}).test_client()
+def test_author_tools_can_be_turned_off(tmp_path, questions_dir):
+    client = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"), "AUTHOR_TOOLS": False,
+                         "QUESTIONS_DIR": str(questions_dir)}).test_client()
     assert client.get("/author/cards/kv-pool-users").status_code == 404
     assert client.get("/api/cards/kv-pool-users/values").status_code == 404
-    assert client.get(CARD).status_code == 200
+    assert client.get("/cards/kv-pool-users").status_code == 200
 
 
 def test_author_preview_records_nothing(client):
-    page = client.get("/author/cards/kv-pool-users").get_data(as_text=True)
+    page = client.get("/author/cards/kv-pool-users").text
     assert "nothing is recorded" in page and 'class="grade"' not in page and 'class="reveal"' not in page
     assert client.get("/api/progress").get_json()["cards_seen"] == 0
 

@@ -2,14 +2,12 @@
 
 import json
 import re
+from datetime import datetime, timedelta, timezone
+from io import BytesIO
 
 import pytest
 
-CARD = "/cards/kv-pool-users"
-
-
-def text(response):
-    return response.get_data(as_text=True)
+from quizapp.progress.db import connect
 
 
 def feedback(page):
@@ -17,84 +15,74 @@ def feedback(page):
     return match.groups() if match else None
 
 
-def answer(client, card, typed, query=""):
-    client.get(card + query)
-    return text(client.post(f"{card}/reveal/short{query}", data={"answer": typed}, follow_redirects=True))
-
-
-def test_37_users_grades_right(client):
-    verdict, message = feedback(answer(client, CARD, "37 users"))
+def test_37_users_grades_right(reader):
+    verdict, message = feedback(reader.answer("37 users").text)
     assert verdict == "right" and "37 users" in message
 
 
-def test_3_is_the_max_concurrency_mistake(client):
-    verdict, message = feedback(answer(client, CARD, "3"))
+def test_3_is_the_max_concurrency_mistake(reader):
+    verdict, message = feedback(reader.answer("3").text)
     assert verdict == "wrong"
     assert "startup concurrency" in message and "2.94x" in message
 
 
-def test_one_user_is_the_memory_over_model_size_mistake(client):
-    verdict, message = feedback(answer(client, CARD, "about one user"))
+def test_one_user_is_the_memory_over_model_size_mistake(reader):
+    verdict, message = feedback(reader.answer("about one user").text)
     assert verdict == "wrong" and "model size" in message
 
 
-def test_147456_bytes_on_the_bytes_question(client):
-    verdict, _ = feedback(answer(client, "/cards/kv-bytes-per-token", "147456 bytes", "?variant=0"))
+def test_147456_bytes_on_the_bytes_question(reader):
+    verdict, _ = feedback(reader.answer("147456 bytes", "?variant=0", card="kv-bytes-per-token").text)
     assert verdict == "right"
-    verdict, _ = feedback(answer(client, "/cards/kv-bytes-per-token", "144 KiB", "?variant=0"))
+    verdict, _ = feedback(reader.answer("144 KiB", "?variant=0", card="kv-bytes-per-token").text)
     assert verdict is None or verdict == "right"  # the first answer of the attempt is the one graded
 
 
-def test_the_answer_is_graded_in_the_reader_s_scenario(client):
-    verdict, _ = feedback(answer(client, CARD, "42 users", "?model=meta-llama/Llama-3.1-8B-Instruct"))
+def test_the_answer_is_graded_in_the_reader_s_scenario(reader):
+    verdict, _ = feedback(reader.answer("42 users", "?model=meta-llama/Llama-3.1-8B-Instruct").text)
     assert verdict == "right"
 
 
-def test_reveal_answer_and_grade_are_stored_and_survive_a_reload(client):
-    answer(client, CARD, "37")
-    client.post(f"{CARD}/reveal/full", follow_redirects=True)
-    response = client.post(f"{CARD}/grade", data={"rating": "good"})
+def test_reveal_answer_and_grade_are_stored_and_survive_a_reload(client, reader):
+    reader.answer("37")
+    reader.reveal("full")
+    response = reader.grade("good")
     assert response.status_code == 303
     data = client.get("/api/progress").get_json()
     assert data["cards_seen"] == 1 and data["reviews"] == 1
     card = data["cards"]["kv-pool-users"]
     assert card["reps"] == 1 and card["last_rating"] == "good" and card["due"]
-    history = text(client.get("/progress?card=kv-pool-users"))
+    history = client.get("/progress?card=kv-pool-users").text
     for kind in ("open", "answer: 37", "reveal short", "reveal full", "grade: good"):
         assert kind in history
     assert "(right)" in history
 
 
-def test_grading_starts_a_new_attempt(client):
-    client.get(CARD)
-    client.post(f"{CARD}/reveal/short")
-    client.post(f"{CARD}/grade", data={"rating": "again"})
-    assert "real users hold" not in text(client.get(CARD))
+def test_grading_starts_a_new_attempt(reader):
+    reader.open()
+    reader.reveal("short")
+    reader.grade("again")
+    assert "real users hold" not in reader.open().text
 
 
-def test_again_comes_back_before_easy_and_with_another_variant(client):
-    client.get(CARD)
-    client.post(f"{CARD}/grade", data={"rating": "again"})
-    client.get("/cards/kv-bytes-per-token")
-    client.post("/cards/kv-bytes-per-token/grade", data={"rating": "easy"})
+def test_again_comes_back_before_easy_and_with_another_variant(client, reader):
+    reader.open()
+    reader.grade("again")
+    reader.open(card="kv-bytes-per-token")
+    reader.grade("easy", card="kv-bytes-per-token")
     cards = client.get("/api/progress").get_json()["cards"]
     assert cards["kv-pool-users"]["due"] < cards["kv-bytes-per-token"]["due"]
     # Nothing is due yet (Again waits a minute) and no card is new: practice says so.
-    page = text(client.get("/practice", follow_redirects=True))
+    page = client.get("/practice", follow_redirects=True).text
     assert "caught up" in page
 
 
-def test_practice_takes_new_cards_in_order_then_due_ones(client, app):
+def test_practice_takes_new_cards_in_order_then_due_ones(client, app, reader):
     first = client.get("/practice")
     assert first.status_code == 303 and "/cards/" in first.location
     # A due card comes back with another variant than the one graded.
-    from datetime import datetime, timedelta, timezone
-
-    from quizapp.progress import events, scheduling
-    from quizapp.progress.db import connect
-
-    client.get(CARD)
-    client.post(f"{CARD}/grade", data={"rating": "again"})
+    reader.open()
+    reader.grade("again")
     with client.session_transaction() as session:
         learner = session["learner_id"]
     db = connect(app.config["DATABASE"])
@@ -102,27 +90,27 @@ def test_practice_takes_new_cards_in_order_then_due_ones(client, app):
                [(datetime.now(timezone.utc) - timedelta(minutes=1)).isoformat(), learner])
     db.conn.commit()
     due = client.get("/practice")
-    assert due.location.endswith(f"{CARD}?variant=0")
+    assert due.location.endswith("/cards/kv-pool-users?variant=0")
 
 
 def test_practice_filters_by_role_and_tag(client):
     response = client.get("/practice?tag=memory")
     assert response.location.endswith("/cards/kv-bytes-per-token")
     response = client.get("/practice?role=Nobody", follow_redirects=True)
-    assert "No card matches" in text(response)
+    assert "No card matches" in response.text
 
 
-def test_follow_up_knew_it(client):
-    client.get(CARD)
-    client.post(f"{CARD}/reveal/followup-1")
-    page = text(client.post(f"{CARD}/followup/1", data={"value": "knew"}, follow_redirects=True))
+def test_follow_up_knew_it(client, reader):
+    reader.open()
+    reader.reveal("followup-1")
+    page = client.post("/cards/kv-pool-users/followup/1", data={"value": "knew"}, follow_redirects=True).text
     assert "You marked this: knew it." in page
-    assert client.post(f"{CARD}/followup/1", data={"value": "maybe"}).status_code == 400
-    assert client.post(f"{CARD}/followup/9", data={"value": "knew"}).status_code == 404
+    assert client.post("/cards/kv-pool-users/followup/1", data={"value": "maybe"}).status_code == 400
+    assert client.post("/cards/kv-pool-users/followup/9", data={"value": "knew"}).status_code == 404
 
 
-def test_bad_grade_is_400(client):
-    assert client.post(f"{CARD}/grade", data={"rating": "perfect"}).status_code == 400
+def test_bad_grade_is_400(reader):
+    assert reader.grade("perfect").status_code == 400
 
 
 class TestEventsApi:
@@ -136,9 +124,9 @@ class TestEventsApi:
         assert first.get_json() == {"event_id": "evt-api-0001", "stored": True}
         assert again.get_json()["stored"] is False
 
-    def test_the_api_reveal_is_what_the_page_shows(self, client):
+    def test_the_api_reveal_is_what_the_page_shows(self, client, reader):
         self.post(client)
-        assert "real users hold" in text(client.get(CARD))
+        assert "real users hold" in reader.open().text
 
     @pytest.mark.parametrize("event, field", [
         ({"card_id": "nope"}, "card_id"),
@@ -163,9 +151,9 @@ class TestProfile:
             assert re.fullmatch(r"[0-9a-f]{32}", session["learner_id"])
         assert client.get("/api/progress").get_json()["learner"]["id"] == session["learner_id"]
 
-    def test_name_export_forget_import(self, client):
-        client.get(CARD)
-        client.post(f"{CARD}/grade", data={"rating": "good"})
+    def test_name_export_forget_import(self, client, reader):
+        reader.open()
+        reader.grade("good")
         client.post("/me/name", data={"display_name": "  Ada   Lovelace "})
         exported = client.get("/me/export")
         assert exported.headers["Content-Disposition"].startswith("attachment")
@@ -176,24 +164,20 @@ class TestProfile:
         client.post("/me/forget", data={"confirm": "forget"})
         assert client.get("/api/progress").get_json()["reviews"] == 0
 
-        from io import BytesIO
-
         response = client.post("/me/import", data={"file": (BytesIO(exported.data), "p.json")},
                                content_type="multipart/form-data", follow_redirects=True)
-        assert "Imported" in text(response)
+        assert "Imported" in response.text
         assert client.get("/api/progress").get_json()["reviews"] == 1
         again = client.post("/me/import", data={"file": (BytesIO(exported.data), "p.json")},
                             content_type="multipart/form-data", follow_redirects=True)
-        assert "Imported 0 new events and 0 new reviews" in text(again)
+        assert "Imported 0 new events and 0 new reviews" in again.text
 
-    def test_bad_import_says_why_and_keeps_progress(self, client):
-        client.get(CARD)
-        client.post(f"{CARD}/grade", data={"rating": "good"})
-        from io import BytesIO
-
+    def test_bad_import_says_why_and_keeps_progress(self, client, reader):
+        reader.open()
+        reader.grade("good")
         response = client.post("/me/import", data={"file": (BytesIO(b"{not json"), "p.json")},
                                content_type="multipart/form-data", follow_redirects=True)
-        assert "Nothing imported" in text(response)
+        assert "Nothing imported" in response.text
         assert client.get("/api/progress").get_json()["reviews"] == 1
 
     def test_switch_profile(self, client, app):
@@ -206,14 +190,14 @@ class TestProfile:
         client.post("/me/switch", data={"learner_id": first})
         with client.session_transaction() as session:
             assert session["learner_id"] == first
-        page = text(client.post("/me/switch", data={"learner_id": "f" * 32}, follow_redirects=True))
+        page = client.post("/me/switch", data={"learner_id": "f" * 32}, follow_redirects=True).text
         assert "No profile has that id" in page
 
 
-def test_dashboard_renders_charts_without_javascript(client):
-    client.get(CARD)
-    client.post(f"{CARD}/grade", data={"rating": "good"})
-    page = text(client.get("/progress"))
+def test_dashboard_renders_charts_without_javascript(client, reader):
+    reader.open()
+    reader.grade("good")
+    page = client.get("/progress").text
     assert page.count("<svg") == 3
     assert "Reviews per day" in page and "Inference Engineering" in page
     assert 'id="stat-reviews">1<' in page

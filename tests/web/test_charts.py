@@ -2,7 +2,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from quizapp.progress.charts import bar_chart, hbar_chart
+from quizapp.web.charts import bar_chart, hbar_chart
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
 

@@ -1,0 +1,159 @@
+"""A learner's progress as a file: export it, and import (merge) it on another machine.
+
+An import writes through the modules that own each table: ``events.insert_rows``,
+``scheduling.log_reviews`` and ``learners``.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+from sqlite_utils import Database
+
+from . import events, scheduling
+from .clock import iso, parse_iso
+from .db import dump_object, write
+from .learners import display_name, ensure_learner, get_learner, name_if_unnamed
+
+EXPORT_FORMAT = "quizapp-progress"
+EXPORT_VERSION = 1
+TABLES = ("events", "review_log")
+
+
+def export(db: Database, learner_id: str) -> dict:
+    """The learner's row, events and review log, as ``import_progress`` reads them back."""
+    learner = get_learner(db, learner_id) or {"id": learner_id, "display_name": None, "created_at": None}
+    data = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "learner": learner}
+    for table in TABLES:
+        rows = list(db[table].rows_where("learner_id = ?", [learner_id], order_by="rowid"))
+        for row in rows:
+            row.pop("learner_id", None)
+            row.pop("id", None)
+        data[table] = rows
+    return data
+
+
+class ImportRefused(ValueError):
+    """The file is not an export this app can merge; the message says what is wrong with it."""
+
+
+def import_progress(db: Database, learner_id: str, data) -> dict:
+    """Merge an export into this learner: events and reviews already here are skipped.
+
+    Scheduling state is rebuilt from the merged review log, so two machines' reviews of
+    the same card end in the state their reviews, in time order, lead to. Every row is
+    checked before anything is written: a bad file imports nothing.
+    """
+    event_rows, review_rows, name = _checked_export(data)
+    with write(db):
+        ensure_learner(db, learner_id)
+        if name:
+            name_if_unnamed(db, learner_id, name)
+        counts = {"events": events.insert_rows(db, learner_id, event_rows),
+                  "reviews": scheduling.log_reviews(db, learner_id, review_rows)}
+        for card_id in {row["card_id"] for row in review_rows}:
+            scheduling.rebuild(db, learner_id, card_id)
+    return counts
+
+
+def _checked_export(data) -> tuple[list[dict], list[dict], str | None]:
+    if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
+        raise ImportRefused(f"not a quizapp progress export (expected \"format\": \"{EXPORT_FORMAT}\")")
+    if data.get("version") != EXPORT_VERSION:
+        raise ImportRefused(f"export version {data.get('version')!r} is not one this app reads ({EXPORT_VERSION})")
+    learner = data.get("learner")
+    if not isinstance(learner, dict):
+        raise ImportRefused("the export has no learner")
+    name = learner.get("display_name")
+    name = display_name(name) if isinstance(name, str) else None
+    for table in TABLES:
+        if not isinstance(data.get(table), list):
+            raise ImportRefused(f"the export's {table!r} must be a list")
+    now = datetime.now(timezone.utc)
+    event_rows = [_checked_event(row, f"events[{i}]", now) for i, row in enumerate(data["events"])]
+    review_rows = [_checked_review(row, f"review_log[{i}]", now) for i, row in enumerate(data["review_log"])]
+    return event_rows, review_rows, name
+
+
+def _text(row: dict, key: str, where: str, required: bool = True, limit: int = 100) -> str | None:
+    value = row.get(key)
+    if value in (None, "") and not required:
+        return None
+    if not isinstance(value, str) or not value or len(value) > limit:
+        raise ImportRefused(f"{where} has no {key}" if value in (None, "") else
+                            f"{where}.{key} must be text of at most {limit} characters")
+    return value
+
+
+def _checked_event(row, where: str, now: datetime) -> dict:
+    if not isinstance(row, dict):
+        raise ImportRefused(f"{where} is not an object")
+    missing = [k for k in ("event_id", "card_id", "kind", "at") if row.get(k) in (None, "")]
+    if missing:
+        raise ImportRefused(f"{where} has no {', '.join(missing)}")
+    event_id = _text(row, "event_id", where)
+    if not events.EVENT_ID.fullmatch(event_id):
+        raise ImportRefused(f"{where}.event_id {event_id!r} is not an event id")
+    kind = _text(row, "kind", where)
+    if kind not in events.KINDS:
+        raise ImportRefused(f"{where}.kind {kind!r} is not one of {', '.join(events.KINDS)}")
+    return {
+        "event_id": event_id, "card_id": _text(row, "card_id", where), "kind": kind,
+        "stage": _text(row, "stage", where, required=False, limit=40),
+        "value": _text(row, "value", where, required=False, limit=events.MAX_TEXT),
+        "detail": _json_object(row.get("detail"), f"{where}.detail"),
+        "scenario": _json_object(row.get("scenario"), f"{where}.scenario"),
+        "at": _time(row["at"], f"{where}.at", now),
+    }
+
+
+def _checked_review(row, where: str, now: datetime) -> dict:
+    if not isinstance(row, dict):
+        raise ImportRefused(f"{where} is not an object")
+    missing = [k for k in ("event_id", "card_id", "rating", "reviewed_at") if row.get(k) in (None, "")]
+    if missing:
+        raise ImportRefused(f"{where} has no {', '.join(missing)}")
+    rating = row["rating"]
+    if isinstance(rating, bool) or rating not in scheduling.RATINGS.values():
+        raise ImportRefused(f"{where}.rating must be {_rating_range()}, got {rating!r}")
+    duration = row.get("duration_ms")
+    if duration is not None and (isinstance(duration, bool) or not isinstance(duration, int) or duration < 0):
+        raise ImportRefused(f"{where}.duration_ms must be a whole number of milliseconds")
+    return {"event_id": _text(row, "event_id", where), "card_id": _text(row, "card_id", where), "rating": rating,
+            "reviewed_at": _time(row["reviewed_at"], f"{where}.reviewed_at", now), "duration_ms": duration}
+
+
+def _rating_range() -> str:
+    """The numbers a review log stores, from the ratings table: 1 (Again) to 4 (Easy)."""
+    lowest, highest = min(scheduling.RATINGS.values()), max(scheduling.RATINGS.values())
+    return f"{int(lowest)} ({lowest.name}) to {int(highest)} ({highest.name})"
+
+
+def _json_object(value, where: str) -> str | None:
+    """detail and scenario travel as JSON text of an object (or null)."""
+    if value in (None, ""):
+        return None
+    try:
+        parsed = json.loads(value) if isinstance(value, str) else value
+    except ValueError:
+        raise ImportRefused(f"{where} is not JSON") from None
+    if not isinstance(parsed, dict):
+        raise ImportRefused(f"{where} must be a JSON object")
+    return dump_object(parsed)
+
+
+def _time(text, where: str, now: datetime) -> str:
+    """Stored as UTC ISO text, the form every query sorts by; a time in the future is refused."""
+    try:
+        moment = parse_iso(text)
+    except (TypeError, ValueError):
+        raise ImportRefused(f"{where} is not an ISO 8601 time with a timezone: {text!r}") from None
+    if moment > now:
+        raise ImportRefused(f"{where} {text!r} is in the future")
+    return iso(moment)
+
+
+def dumps(data: dict) -> str:
+    """An export as the text of the downloaded file."""
+    return json.dumps(data, indent=2, ensure_ascii=False)

@@ -1,0 +1,68 @@
+"""Settings in layers: the defaults, instance/config.py, QUIZAPP_* variables, then a test's or serve's overrides."""
+
+import pytest
+from flask import Flask
+
+from quizapp import create_app
+from quizapp import server
+from quizapp.cli import main
+
+
+@pytest.fixture
+def instance(tmp_path, monkeypatch):
+    """An instance folder of the test's own: where Flask looks for config.py and the app keeps secret_key."""
+    folder = tmp_path / "instance"
+    monkeypatch.setattr(Flask, "auto_find_instance_path", lambda self: str(folder))
+    for name in ("QUIZAPP_AUTHOR_TOOLS", "QUIZAPP_SECRET_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    return folder
+
+
+def write_config(instance, text: str) -> None:
+    instance.mkdir(exist_ok=True)
+    (instance / "config.py").write_text(text, encoding="utf-8")
+
+
+def test_the_instance_config_is_read_and_overrides_go_on_top(instance, tmp_path):
+    write_config(instance, "AUTHOR_TOOLS = False\nDATABASE = 'from-instance.sqlite'\n")
+    app = create_app({"DATABASE": str(tmp_path / "db.sqlite")})
+    assert app.config["AUTHOR_TOOLS"] is False
+    assert app.config["DATABASE"] == str(tmp_path / "db.sqlite")
+
+
+def test_serve_with_db_still_reads_the_instance_config(instance, tmp_path, monkeypatch):
+    write_config(instance, "AUTHOR_TOOLS = False\n")
+    served = []
+    monkeypatch.setattr(server, "run_gunicorn", lambda app, *args: served.append(app))
+    main(["serve", "--db", str(tmp_path / "served.sqlite")])
+    [app] = served
+    assert app.config["DATABASE"] == str((tmp_path / "served.sqlite").resolve())
+    assert app.config["AUTHOR_TOOLS"] is False
+
+
+def test_environment_variables_go_over_the_instance_config(instance, tmp_path, monkeypatch):
+    write_config(instance, "AUTHOR_TOOLS = True\n")
+    monkeypatch.setenv("QUIZAPP_AUTHOR_TOOLS", "0")
+    monkeypatch.setenv("QUIZAPP_SECRET_KEY", "a-secret-from-the-environment")
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite")})
+    assert app.secret_key == "a-secret-from-the-environment"
+    assert not (instance / "secret_key").exists()
+    assert app.test_client().get("/author/").status_code == 404
+
+
+def test_an_all_digit_secret_key_stays_text(instance, tmp_path, monkeypatch):
+    monkeypatch.setenv("QUIZAPP_SECRET_KEY", "12345678901234567890")
+    app = create_app({"DATABASE": str(tmp_path / "db.sqlite")})
+    assert app.secret_key == "12345678901234567890"
+
+
+def test_without_a_secret_one_is_made_once_in_the_instance_folder(instance, tmp_path):
+    first = create_app({"DATABASE": str(tmp_path / "db.sqlite")}).secret_key
+    assert create_app({"DATABASE": str(tmp_path / "db.sqlite")}).secret_key == first
+    assert (instance / "secret_key").read_text(encoding="utf-8").strip() == first
+
+
+def test_the_largest_body_follows_the_import_limit(instance, tmp_path):
+    app = create_app({"DATABASE": str(tmp_path / "db.sqlite"), "MAX_IMPORT_BYTES": 1000})
+    assert app.config["MAX_CONTENT_LENGTH"] == 1000 + 1024 * 1024
+    assert create_app({"DATABASE": str(tmp_path / "db.sqlite")}).config["MAX_CONTENT_LENGTH"] == 21 * 1024 * 1024
