@@ -50,16 +50,8 @@ KNOWN_LAYER_TYPES = {FULL, SLIDING, LINEAR, CHUNKED}
 # What vLLM calls the config it was given when it has no _name_or_path.
 GIVEN = "config"
 
-TORCH_DTYPES = {
-    "bfloat16": "bfloat16",
-    "bf16": "bfloat16",
-    "float16": "float16",
-    "fp16": "float16",
-    "half": "float16",
-    "float32": "float32",
-    "fp32": "float32",
-    "float": "float32",
-}
+TORCH_DTYPES = {"bfloat16": "bfloat16", "bf16": "bfloat16", "float16": "float16", "fp16": "float16",
+                "half": "float16", "float32": "float32", "fp32": "float32", "float": "float32"}
 
 
 @dataclass(frozen=True)
