@@ -222,7 +222,8 @@ def _with_indexer(model: ModelConfig, per_token: int, derivation: str, asked: st
                      "(Blackwell, from vLLM 0.18) keeps plain fp8, 576 B. Give kv_cache_dtype fp8_ds_mla to size "
                      "the first")
     return (per_token + indexer,
-            f"{derivation} + {indexer} B indexer key ({dim} fp8 values + {dim // INDEXER_QUANT_BLOCK} × 4 B scale)")
+            f"({derivation} = {per_token:,} B latent + {indexer} B indexer key ({dim} fp8 values + "
+            f"{dim // INDEXER_QUANT_BLOCK} × 4 B scale))")
 
 
 def _bytes(n: int) -> str:
