@@ -49,6 +49,8 @@ def nemotron_blocks(cfg: dict, num_heads: int, rules: list[str]) -> tuple[list[s
     types, heads = [], set()
     for block in blocks:
         attention = block.get("attention") or {}
+        if not isinstance(attention, dict):
+            raise CalcError("a Nemotron block's 'attention' must be an object", "config.block_configs")
         if attention.get("no_op"):
             types.append(NO_ATTENTION)
             continue
@@ -104,6 +106,9 @@ def llama4_layers(cfg: dict, num_layers: int, chunk: int, rules: list[str]) -> l
         source = "no_rope_layers"
     else:
         interval = cfg.get("no_rope_layer_interval") or 4
+        if not isinstance(interval, int) or isinstance(interval, bool) or interval < 1:
+            raise CalcError(f"config 'no_rope_layer_interval' must be a positive whole number, got {interval!r}",
+                            "config.no_rope_layer_interval")
         uses_rope = [(i + 1) % interval != 0 for i in range(num_layers)]
         source = f"no_rope_layers empty: every {interval}th layer is NoPE (transformers' Llama4TextConfig default)"
     types = [CHUNKED if rope else FULL for rope in uses_rope]

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 LENGTH_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
                "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len")
 DEFAULT_MAX_LEN = 2048
+# No real model scales its context more than this; a larger factor is a typo or an attack.
+MAX_ROPE_FACTOR = 1024
 # RoPE types whose factor does not lengthen the derived max_model_len (the config's
 # max_position_embeddings already holds the scaled length). YaRN joined them in 0.33.
 UNSCALED_ROPE = ("su", "longrope", "llama3")
@@ -74,7 +76,7 @@ def default_max_model_len(model: ModelConfig, rules: VllmRules) -> tuple[int, st
         derived, why = _scaled(derived, why, rope, rules)
     original = cfg.get("original_max_position_embeddings")
     if (rope is not None and rope["rope_type"] == "longrope" and rules.longrope_defaults_to_original
-            and isinstance(original, int) and original != derived):
+            and isinstance(original, int) and not isinstance(original, bool) and 0 < original != derived):
         notes.append(f"LongRoPE: vLLM {rules.version} defaults max_model_len to original_max_position_embeddings "
                      f"({original:,}) \"to avoid performance degradation for shorter sequences\"; give "
                      f"max_model_len up to {derived:,} for the long context")
@@ -89,7 +91,11 @@ def _scaled(derived: int, why: str, rope: dict, rules: VllmRules) -> tuple[int, 
     factor = rope.get("factor")
     if kind in unscaled or not isinstance(factor, (int, float)) or isinstance(factor, bool) or factor == 1:
         return derived, why
-    if kind == "yarn" and isinstance(rope.get("original_max_position_embeddings"), int):
+    if not 0 < factor <= MAX_ROPE_FACTOR:
+        raise CalcError(f"config rope_scaling factor {factor!r} is not a positive number up to {MAX_ROPE_FACTOR:,}",
+                        "config.rope_scaling")
+    if kind == "yarn" and isinstance(rope.get("original_max_position_embeddings"), int) \
+            and rope["original_max_position_embeddings"] > 0:
         original = rope["original_max_position_embeddings"]
         length = int(original * factor)
         return length, (f"YaRN original_max_position_embeddings {original:,} × factor {factor:g} = {length:,} "

@@ -257,7 +257,7 @@ def _kv_heads(cfg: dict, model_type: str, num_heads: int, is_mla: bool, rules: l
         return num_heads
     heads = _positive_int(value, "num_key_value_heads")
     if source and source.endswith("default"):
-        rules.append(f"num_key_value_heads missing: {heads} ({source})")
+        rules.append(f"num_key_value_heads missing: {heads} ({source}, from transformers)")
     return heads
 
 
