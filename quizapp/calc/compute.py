@@ -13,9 +13,9 @@ from . import fmt
 from .blocks import (
     BlockPlan,
     blocks_for_logged_tokens,
-    choose_block_size,
     blocks_per_request,
     blocks_per_request_text,
+    choose_block_size,
     estimate_max_model_len,
     logged_pool_tokens,
     max_concurrency,
