@@ -8,9 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
+from .catalog import load_gpu
 from .errors import CalcError
 from .layout import Layout, LayerSpec
 from .versions import VllmRules
+
+if TYPE_CHECKING:
+    from .inputs import Inputs
+    from .modelconfig import ModelConfig
 
 
 def cdiv(a: int, b: int) -> int:
@@ -30,6 +37,7 @@ class BlockPlan:
     block_size: int  # tokens per block
     page_bytes: int  # one layer's page
     mamba_padding: float = 0.0  # padding added to a mamba page, as a share of its state (vLLM's log)
+    notes: tuple[str, ...] = ()  # what vLLM decided about the groups, in words
 
     @property
     def bytes_per_block(self) -> int:
@@ -42,12 +50,15 @@ class BlockPlan:
 
     @property
     def is_uniform(self) -> bool:
-        return len(self.groups) == 1
+        """One group whose layers keep every token: a block holds block_size tokens of a request,
+        and ⌈tokens ÷ block_size⌉ blocks hold a request (a model whose layers all slide is not)."""
+        return len(self.groups) == 1 and self.groups[0].spec.kind in ("full", "mla")
 
     def describe(self) -> str:
         counts: dict[str, list[int]] = {}
         for g in self.groups:
-            label = g.spec.kind + (f" (window {g.spec.window:,})" if g.spec.window else "")
+            noun = "chunk" if g.spec.kind == "chunked" else "window"
+            label = g.spec.kind + (f" ({noun} {g.spec.window:,})" if g.spec.window else "")
             counts.setdefault(label, []).append(g.num_layers)
         parts = [f"{len(v)} {k} group{'s' if len(v) > 1 else ''} of {v[0]}" for k, v in counts.items()]
         return ", ".join(parts)
@@ -55,21 +66,15 @@ class BlockPlan:
 
 def plan_blocks(layout: Layout, block_size: int, rules: VllmRules,
                 disable_hybrid_kv_cache_manager: bool = False) -> BlockPlan:
-    layers = list(layout.layers)
-    if disable_hybrid_kv_cache_manager:
-        if any(s.kind == "mamba" for s in layers):
-            raise CalcError("the hybrid KV cache manager cannot be disabled for a model with linear-attention "
-                            "(mamba) layers", "disable_hybrid_kv_cache_manager")
-        # vLLM then sizes sliding layers as full attention.
-        layers = [LayerSpec("full", s.bytes_per_token) if s.kind == "sliding" else s for s in layers]
-
+    layers, notes = _local_layers(list(layout.layers), rules, disable_hybrid_kv_cache_manager)
     buckets: dict[LayerSpec, int] = {}
     for spec in layers:
         buckets[spec] = buckets.get(spec, 0) + 1
 
     if len(buckets) == 1:
         spec, count = next(iter(buckets.items()))
-        return BlockPlan((Group(spec, count),), count, block_size, block_size * spec.bytes_per_token)
+        return BlockPlan((Group(spec, count),), count, block_size, block_size * spec.bytes_per_token,
+                         notes=notes)
 
     attention = {s for s in buckets if s.kind != "mamba"}
     per_token = {s.bytes_per_token for s in attention}
@@ -95,7 +100,32 @@ def plan_blocks(layout: Layout, block_size: int, rules: VllmRules,
     for spec, count in buckets.items():
         for start in range(0, count, group_size):
             groups.append(Group(spec, min(group_size, count - start)))
-    return BlockPlan(tuple(groups), group_size, block_size, block_size * attn_page_1tok, padding)
+    return BlockPlan(tuple(groups), group_size, block_size, block_size * attn_page_1tok, padding, notes)
+
+
+LOCAL_KINDS = ("sliding", "chunked")
+
+
+def _local_layers(layers: list[LayerSpec], rules: VllmRules, disabled: bool) -> tuple[list[LayerSpec], tuple]:
+    """Sliding and chunked layers sized as full attention when the hybrid manager is off.
+
+    vLLM's unify_hybrid_kv_cache_specs promotes them only when full-attention layers sit beside
+    them; a model whose layers all slide keeps its sliding spec. Chunked local attention turns
+    the hybrid manager off by default before 0.14 (VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE).
+    """
+    kinds = {s.kind for s in layers}
+    chunked_off = "chunked" in kinds and not rules.chunked_local_in_hybrid_manager
+    if disabled and "mamba" in kinds:
+        raise CalcError("the hybrid KV cache manager cannot be disabled for a model with linear-attention "
+                        "(mamba) layers", "disable_hybrid_kv_cache_manager")
+    if not (disabled or chunked_off) or "full" not in kinds or not kinds & set(LOCAL_KINDS):
+        return layers, ()
+    notes = ()
+    if chunked_off and not disabled:
+        notes = (f"vLLM {rules.version} disables the hybrid KV cache manager for chunked local attention unless "
+                 "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 (the default from 0.14), so chunked "
+                 "layers keep every token like full attention",)
+    return [LayerSpec("full", s.bytes_per_token) if s.kind in LOCAL_KINDS else s for s in layers], notes
 
 
 def group_blocks(group: Group, tokens: int, block_size: int, in_flight: int) -> int:
@@ -104,6 +134,9 @@ def group_blocks(group: Group, tokens: int, block_size: int, in_flight: int) -> 
     if spec.kind == "sliding":
         # +1: the window need not start at a block boundary.
         return cdiv(min(spec.window - 1 + in_flight, tokens), block_size) + 1
+    if spec.kind == "chunked":
+        # vLLM's ChunkedLocalAttentionSpec: one chunk plus the tokens in flight, no extra block.
+        return cdiv(min(spec.window + in_flight, tokens), block_size)
     if spec.kind == "mamba":
         return 1
     return cdiv(tokens, block_size)
@@ -117,12 +150,25 @@ def blocks_per_request_text(plan: BlockPlan, tokens: int, in_flight: int) -> str
     """The sum of blocks per group, in words, e.g. '512 + 513'."""
     if plan.is_uniform:
         return f"⌈{tokens:,} ÷ {plan.block_size}⌉ = {blocks_per_request(plan, tokens, in_flight):,}"
+    if len(plan.groups) == 1:
+        return _local_group_text(plan.groups[0].spec, tokens, plan.block_size, in_flight)
     parts: dict[tuple[str, int], int] = {}
     for g in plan.groups:
         key = (g.spec.kind, group_blocks(g, tokens, plan.block_size, in_flight))
         parts[key] = parts.get(key, 0) + 1
     terms = [f"{n}×{blocks:,} {kind}" if n > 1 else f"{blocks:,} {kind}" for (kind, blocks), n in parts.items()]
     return f"{' + '.join(terms)} = {blocks_per_request(plan, tokens, in_flight):,}"
+
+
+def _local_group_text(spec: LayerSpec, tokens: int, block_size: int, in_flight: int) -> str:
+    """A sliding or chunked group's blocks for one request, with vLLM's formula."""
+    if spec.kind == "sliding":
+        held = min(spec.window - 1 + in_flight, tokens)
+        return (f"⌈min(window {spec.window:,} − 1 + {in_flight:,} in flight, {tokens:,}) ÷ {block_size}⌉ + 1 "
+                f"= ⌈{held:,} ÷ {block_size}⌉ + 1 = {cdiv(held, block_size) + 1:,}")
+    held = min(spec.window + in_flight, tokens)
+    return (f"⌈min(chunk {spec.window:,} + {in_flight:,} in flight, {tokens:,}) ÷ {block_size}⌉ = "
+            f"{cdiv(held, block_size):,}")
 
 
 def max_concurrency(num_blocks: int, plan: BlockPlan, max_model_len: int, in_flight: int) -> float:
@@ -164,3 +210,76 @@ def estimate_max_model_len(memory: int, plan: BlockPlan, max_model_len: int, in_
             hi = mid - 1
     return lo
 
+
+
+# --- block size -------------------------------------------------------------------------------
+
+DEFAULT_BLOCK_SIZE = 16
+FP8_CACHES = ("fp8", "fp8_e4m3", "fp8_e5m2")
+
+
+def choose_block_size(model: ModelConfig | None, layout: Layout, inputs: Inputs,
+                      rules: VllmRules) -> tuple[int, list[str]]:
+    """The block size vLLM runs with: the one given, or the MLA backend's on the given GPU.
+
+    MLA backends fix their own block sizes (docs/research/vllm-kv.md §3.3). A block_size of 16
+    reads as not given, since 16 is also the default.
+    """
+    size = inputs.block_size
+    if model is None or not model.is_mla:
+        return size, []
+    given = size != DEFAULT_BLOCK_SIZE
+    if model.index_head_dim:
+        return _sparse_mla_block_size(size, given, rules)
+    gpu = load_gpu(inputs.gpu) if inputs.gpu else None
+    if gpu is None or not gpu.get("compute_capability"):
+        return size, [] if given else [_mla_block_note(rules)]
+    major = int(str(gpu["compute_capability"]).split(".")[0])
+    chosen, backend = _mla_backend_block(major, size, given, layout.kv_cache_dtype, rules)
+    if chosen == size and not backend:
+        return size, []
+    where = f"{gpu['display_name']} (compute capability {gpu['compute_capability']})"
+    return chosen, [f"block_size {chosen}: vLLM {rules.version}'s MLA backend on {where} is {backend}"]
+
+
+def _mla_backend_block(major: int, size: int, given: bool, kv_cache_dtype: str,
+                       rules: VllmRules) -> tuple[int, str]:
+    """(block size, the backend and why) for dense MLA on a GPU of this compute capability."""
+    if rules.mla_block_rule in ("0.11", "0.14"):
+        # platforms/cuda.py check_and_update_config forces the size, even over --block-size:
+        # 0.11 when it differs, 0.14 when it is not a multiple.
+        forced = {9: (64, "FlashMLA"), 10: (128, "CUTLASS_MLA")}.get(major)
+        if forced is None:
+            return size, ""
+        block, name = forced
+        if rules.mla_block_rule == "0.11":
+            return block, f"{name}, which forces {block}"
+        return (size if size % block == 0 else block), f"{name}, which forces a multiple of {block}"
+    if given:  # from 0.18 a --block-size the backend supports is kept
+        return size, ""
+    if major == 9 and kv_cache_dtype in FP8_CACHES:
+        return 64, "FLASHMLA (FLASH_ATTN_MLA, first on Hopper, has no fp8 cache), which takes 64"
+    if major == 9:
+        return 16, "FLASH_ATTN_MLA, which takes multiples of 16"
+    if major == 10:
+        return 32, "FLASHINFER_MLA, which takes 32 or 64 (the smallest is chosen)"
+    return 16, "TRITON_MLA, which takes multiples of 16"
+
+
+def _sparse_mla_block_size(size: int, given: bool, rules: VllmRules) -> tuple[int, list[str]]:
+    """DeepSeek-V3.2: every sparse MLA backend and the indexer's cache take 64-token blocks on CUDA."""
+    if rules.mla_block_rule in ("0.11", "0.14") or not given:
+        return 64, [f"block_size 64: vLLM {rules.version}'s sparse MLA backends (FLASHMLA_SPARSE and the indexer "
+                    "cache) take 64-token blocks"]
+    return size, [f"block_size {size} given: vLLM's sparse MLA backends and the indexer cache take 64-token "
+                  "blocks on CUDA, so vLLM may refuse another size"]
+
+
+def _mla_block_note(rules: VllmRules) -> str:
+    if rules.mla_block_rule == "0.18":
+        return (f"MLA attention backends choose their own block size by GPU: in vLLM {rules.version}, 16 on Hopper "
+                "(FLASH_ATTN_MLA; 64 with FLASHMLA for an fp8 cache), 32 on Blackwell (FLASHINFER_MLA), 16 elsewhere "
+                "(TRITON_MLA). Give gpu, or block_size, to size it for one.")
+    return (f"MLA attention backends choose their own block size by GPU: vLLM {rules.version} forces 64 on Hopper "
+            "(FlashMLA) and 128 on Blackwell (CUTLASS_MLA), and keeps 16 elsewhere. Give gpu, or block_size, to "
+            "size it for one.")

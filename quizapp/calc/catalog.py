@@ -84,34 +84,63 @@ def canonical_model_id(model_id: str) -> str:
 
 
 def model_entries() -> list[dict]:
-    """The catalog as the API lists it."""
+    """The catalog as the API lists it: each model's attention and the figures that size its cache.
+
+    ``kv_cache_layers``, ``kv_heads`` and ``head_size`` are what vLLM caches per layer at TP 1
+    (MLA: one latent head of kv_lora_rank + qk_rope_head_dim); ``head_dim`` is the config's
+    attention head size, None for MLA, whose cache does not use it.
+    """
+    from .layout import build_layout
+
     entries = []
     for model_id in model_ids():
         model = load_model(model_id)
+        layout = build_layout(model)
         entries.append({
             "id": model_id,
             "model_type": model.model_type,
-            "num_hidden_layers": model.num_layers,
-            "num_key_value_heads": model.num_kv_heads,
-            "head_dim": model.head_dim,
             "attention": describe_attention(model),
+            "attention_kind": attention_kind(model),
+            "num_hidden_layers": model.num_layers,
+            "kv_cache_layers": len(layout.attention_layers),
+            "num_key_value_heads": model.num_kv_heads,
+            "kv_heads": layout.kv_heads_per_rank,
+            "head_dim": None if model.is_mla else model.head_dim,
+            "head_size": layout.head_size,
+            "kv_dtype": layout.kv_dtype,
+            "sliding_window": model.sliding_window,
+            "attention_chunk_size": model.attention_chunk_size,
             "max_position_embeddings": model.max_position_embeddings,
             "source": _sources().get(model_files()[model_id], ""),
         })
     return entries
 
 
+LAYER_LABELS = (("full_attention", "full"), ("sliding_attention", "sliding"), ("chunked_attention", "chunked"),
+                ("linear_attention", "linear"))
+
+
+def attention_kind(model: ModelConfig) -> str:
+    """One word for the kind of cache: mla, sparse-mla, full, sliding, hybrid-sliding,
+    hybrid-chunked or hybrid-linear."""
+    if model.is_mla:
+        return "sparse-mla" if model.index_head_dim else "mla"
+    kinds = [label for kind, label in LAYER_LABELS if model.count(kind)]
+    if len(kinds) == 1:
+        return kinds[0]
+    return "hybrid-" + next(k for k in kinds if k != "full")
+
+
 def describe_attention(model: ModelConfig) -> str:
     if model.is_mla:
-        return "MLA"
-    parts = []
-    for kind, label in (("full_attention", "full"), ("sliding_attention", "sliding"),
-                        ("linear_attention", "linear")):
-        if model.count(kind):
-            parts.append(f"{model.count(kind)} {label}")
+        return "MLA + indexer keys (sparse attention)" if model.index_head_dim else "MLA"
+    parts = [f"{model.count(kind)} {label}" for kind, label in LAYER_LABELS if model.count(kind)]
     heads = ("MHA" if model.num_kv_heads == model.num_attention_heads
              else "MQA" if model.num_kv_heads == 1 else "GQA")
-    return f"{heads}, " + " + ".join(parts)
+    text = f"{heads}, " + " + ".join(parts)
+    if model.count("no_attention"):
+        text += f" ({model.count('no_attention')} blocks without attention)"
+    return text
 
 
 @cache

@@ -11,17 +11,18 @@ from __future__ import annotations
 from typing import Any
 
 from . import fmt
-from .blocks import plan_blocks
+from .blocks import choose_block_size, plan_blocks
 from .catalog import canonical_model_id, load_model
 from .errors import CalcError
 from .inputs import Inputs, parse_inputs
 from .layout import build_layout, uniform_layout
+from .maxlen import default_max_model_len
 from .memory import WEIGHTS_ERRORS, in_flight, memory_budget, weights_ratio, why_not_counted
 from .modelconfig import ModelConfig, parse_config
 from .pool import pool, users
 from .refusals import model_length_check, start_checks
 from .result import Result
-from .versions import rules_for
+from .versions import check_served, rules_for
 from .weights import count_parameters
 
 
@@ -31,12 +32,14 @@ def calculate(data: dict[str, Any] | Inputs) -> Result:
     rules = rules_for(inputs.vllm_version)
     model = _model(inputs)
     if model is not None:
+        check_served(model.architectures, rules)
         layout = build_layout(model, inputs.kv_cache_dtype, inputs.tensor_parallel_size, inputs.num_draft_layers)
     else:
         _refuse_model_only_inputs(inputs)
         layout = uniform_layout(inputs.kv_bytes_per_token)
-    plan = plan_blocks(layout, inputs.block_size, rules, inputs.disable_hybrid_kv_cache_manager)
-    result = Result(inputs, model, layout, plan, rules, notes=list(layout.notes))
+    block_size, block_notes = choose_block_size(model, layout, inputs, rules)
+    plan = plan_blocks(layout, block_size, rules, inputs.disable_hybrid_kv_cache_manager)
+    result = Result(inputs, model, layout, plan, rules, notes=list(layout.notes) + block_notes + list(plan.notes))
     _layout_values(result)
     _kv_bytes(result)
     max_model_len = _max_model_len(result)
@@ -77,7 +80,7 @@ def _layout_values(result: Result) -> None:
     layout, model = result.layout, result.model
     if model is None:
         return
-    source = f"from {layout.model}'s config.json"
+    source = f"from {model.config_source}"
     layers = len(layout.attention_layers) - layout.draft_layers
     result.add("num_layers", layers, "layers", str(layers), f"{layers} attention layers ({source})")
     result.add("num_kv_heads", model.num_kv_heads, "heads", str(model.num_kv_heads),
@@ -103,10 +106,6 @@ def _layout_values(result: Result) -> None:
 
 def _kv_bytes(result: Result) -> None:
     layout, plan, model = result.layout, result.plan, result.model
-    if model is not None and model.is_mla and result.inputs.block_size == 16:
-        result.notes.append("MLA attention backends choose their own block size: 64 tokens with FlashMLA "
-                            "(vLLM 0.11 on Hopper), 32 or 128 on Blackwell; block_size 16 is current vLLM's "
-                            "FLASH_ATTN_MLA on Hopper. Give block_size to match your backend.")
     per_token = plan.kv_bytes_per_token
     if model is None:
         derivation = f"{per_token:,} B per token per rank (given) = {fmt.kib(per_token)}"
@@ -142,13 +141,13 @@ def _kv_bytes(result: Result) -> None:
 def _max_model_len(result: Result) -> int | None:
     given = result.inputs.max_model_len
     model = result.model
-    if given is not None:
-        if model and model.max_position_embeddings:
-            model_length_check(result, given, model.max_position_embeddings)
+    if model is None:
         return given
-    if model and model.max_position_embeddings:
-        length = model.max_position_embeddings
-        result.add("max_model_len", length, "tokens", fmt.commas(length),
-                   f"not given: the model's max_position_embeddings, {length:,} tokens")
-        return length
-    return None
+    length, derivation, notes = default_max_model_len(model, result.rules)
+    if given is not None:
+        # LongRoPE defaults below the model's full length; the check allows the full length.
+        model_length_check(result, given, max(length, model.max_position_embeddings or 0))
+        return given
+    result.notes.extend(notes)
+    result.add("max_model_len", length, "tokens", fmt.commas(length), derivation)
+    return length

@@ -8,19 +8,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import CalcError
-from .modelconfig import FULL, LINEAR, MLA, SLIDING, ModelConfig
+from .modelconfig import CHUNKED, FULL, LINEAR, MLA, NO_ATTENTION, SLIDING, ModelConfig
 
 KV_CACHE_DTYPES = ("auto", "bfloat16", "float16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_ds_mla")
 DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1}
 # fp8_ds_mla stores 512 fp8 latent values, 4 fp32 scales and 64 bf16 RoPE values per token.
 FP8_DS_MLA_BYTES = 656
+# DeepSeek-V3.2's indexer keeps its keys in fp8 with one fp32 scale per 128 values
+# (vLLM deepseek_v2.py Indexer: head_dim + head_dim // quant_block_size * 4, dtype uint8).
+INDEXER_QUANT_BLOCK = 128
 
 
 @dataclass(frozen=True)
 class LayerSpec:
-    kind: str  # "full", "sliding", "mla" or "mamba"
+    kind: str  # "full", "sliding", "chunked", "mla" or "mamba"
     bytes_per_token: int = 0  # attention kinds: one layer, one token, this rank
-    window: int | None = None
+    window: int | None = None  # sliding: the window; chunked: the chunk size
     state_bytes: int = 0  # mamba: one layer, one request, this rank
 
 
@@ -117,6 +120,8 @@ def build_layout(model: ModelConfig, kv_cache_dtype: str = "auto", tensor_parall
             per_token = head_size * b
             derivation = (f"({model.kv_lora_rank} KV LoRA rank + {model.qk_rope_head_dim} RoPE dims) "
                           f"× {b} {_bytes(b)} (MLA: one latent head, no separate V)")
+        if model.index_head_dim:
+            per_token, derivation = _with_indexer(model, per_token, derivation, kv_cache_dtype, notes)
         if tp > 1:
             notes.append(f"MLA keeps its one latent head on every rank: bytes per rank do not shrink at TP {tp}")
     else:
@@ -131,7 +136,7 @@ def build_layout(model: ModelConfig, kv_cache_dtype: str = "auto", tensor_parall
             notes.append(f"{model.num_kv_heads} KV heads at TP {tp}: each rank keeps 1 head, "
                          f"replicated {tp // model.num_kv_heads}×")
 
-    layers = [_layer_spec(kind, per_token, model, tp) for kind in model.layer_types]
+    layers = [_layer_spec(kind, per_token, model, tp) for kind in model.layer_types if kind != NO_ATTENTION]
     if num_draft_layers:
         target_kinds = {spec.kind for spec in layers}
         if target_kinds not in ({"full"}, {"mla"}):
@@ -177,6 +182,10 @@ def _layer_spec(kind: str, per_token: int, model: ModelConfig, tp: int) -> Layer
         return LayerSpec("full", per_token)
     if kind == SLIDING:
         return LayerSpec("sliding", per_token, window=model.sliding_window)
+    if kind == CHUNKED:
+        return LayerSpec("chunked", per_token, window=model.attention_chunk_size)
+    if kind == LINEAR and model.linear_kind == "lightning":
+        return LayerSpec("mamba", state_bytes=lightning_state_bytes(model, tp))
     if kind == LINEAR:
         return LayerSpec("mamba", state_bytes=gated_delta_net_state_bytes(model, tp))
     raise CalcError(f"layer type {kind!r} cannot be sized", "config.layer_types")
@@ -191,6 +200,30 @@ def gated_delta_net_state_bytes(model: ModelConfig, tp: int) -> int:
     conv = conv_dim // tp * (lin["linear_conv_kernel_dim"] - 1)
     recurrent = lin["linear_num_value_heads"] // tp * lin["linear_value_head_dim"] * lin["linear_key_head_dim"]
     return (conv + recurrent) * b
+
+
+def lightning_state_bytes(model: ModelConfig, tp: int) -> int:
+    """One lightning-attention layer's state for one request (MiniMax; vLLM 0.23's
+    MambaStateShapeCalculator.linear_attention_state_shape: heads / TP × head_dim × head_dim,
+    in the model dtype)."""
+    b = DTYPE_BYTES[model_dtype(model)[0]]
+    return model.num_attention_heads // tp * model.head_dim * model.head_dim * b
+
+
+def _with_indexer(model: ModelConfig, per_token: int, derivation: str, asked: str,
+                  notes: list[str]) -> tuple[int, str]:
+    """Sparse MLA (DeepSeek-V3.2): each layer also caches the indexer's keys, in the same
+    block group as the latent (vLLM sums the two pages: UniformTypeKVCacheSpecs)."""
+    dim = model.index_head_dim
+    indexer = dim + dim // INDEXER_QUANT_BLOCK * 4
+    if asked in ("fp8", "fp8_e4m3", "fp8_e5m2"):
+        notes.append("sparse MLA with an fp8 KV cache: vLLM's FLASHMLA_SPARSE backend (Hopper, and every GPU in "
+                     "vLLM 0.11-0.14) stores it as fp8_ds_mla, 656 B per layer per token; FLASHINFER_MLA_SPARSE "
+                     "(Blackwell, from vLLM 0.18) keeps plain fp8, 576 B. Give kv_cache_dtype fp8_ds_mla to size "
+                     "the first")
+    return (per_token + indexer,
+            f"({derivation} = {per_token:,} B latent + {indexer} B indexer key ({dim} fp8 values + "
+            f"{dim // INDEXER_QUANT_BLOCK} × 4 B scale))")
 
 
 def _bytes(n: int) -> str:

@@ -14,7 +14,7 @@ from .errors import CalcError
 CURRENT = "0.33"
 # Releases whose source was read for the research note; anything in between follows the
 # nearest rule below it.
-KNOWN = ("0.11", "0.14", "0.18", "0.20", "0.22", "0.24", "0.28", "0.33")
+KNOWN = ("0.11", "0.14", "0.18", "0.20", "0.22", "0.23", "0.24", "0.28", "0.33")
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,20 @@ class VllmRules:
     one_log_line: bool
     # The refusals mention the CPU backend and link the docs in the current planning code.
     cpu_note_in_refusal: bool
+    # max_model_len of a LongRoPE model defaults to original_max_position_embeddings from 0.14.
+    longrope_defaults_to_original: bool = True
+    # YaRN scales original_max_position_embeddings by its factor before 0.33; from 0.33 the
+    # config's max_position_embeddings stands (it is already scaled).
+    yarn_scales_original: bool = False
+    # 0.11's "no length key" warning lists the keys it looked for; later releases do not.
+    max_len_warning_lists_keys: bool = False
+    # VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE defaults to 1 from 0.14 (0 in 0.11),
+    # so chunked local attention (Llama 4) keeps only its chunk from 0.14 on.
+    chunked_local_in_hybrid_manager: bool = True
+    # How MLA models get their block size on CUDA (docs/research/vllm-kv.md §3.3):
+    # "0.11"/"0.14" force FlashMLA's 64 (Hopper) or CUTLASS MLA's 128 (Blackwell) in
+    # platforms/cuda.py; from "0.18" the chosen backend's preferred size applies.
+    mla_block_rule: str = "0.18"
 
 
 def parse_version(text: str) -> tuple[int, int]:
@@ -64,4 +78,30 @@ def rules_for(version: str | None) -> VllmRules:
         device_in_refusal=v >= (0, 14),
         one_log_line=v >= (0, 28),
         cpu_note_in_refusal=v >= (0, 28),
+        longrope_defaults_to_original=v >= (0, 14),
+        yarn_scales_original=v < (0, 33),
+        max_len_warning_lists_keys=v < (0, 14),
+        chunked_local_in_hybrid_manager=v >= (0, 14),
+        mla_block_rule="0.11" if v < (0, 14) else "0.14" if v < (0, 18) else "0.18",
     )
+
+
+# Architectures vLLM dropped, with the last release that served them (vLLM's
+# model_executor/models/registry.py, _PREVIOUSLY_SUPPORTED_MODELS).
+PREVIOUSLY_SUPPORTED = {
+    "MiniMaxForCausalLM": "0.23.0",
+    "MiniMaxText01ForCausalLM": "0.23.0",
+    "MiniMaxM1ForCausalLM": "0.23.0",
+}
+
+
+def check_served(architectures: tuple[str, ...], rules: VllmRules) -> None:
+    """vLLM's refusal for an architecture it no longer serves, in its own words."""
+    for arch in architectures:
+        last = PREVIOUSLY_SUPPORTED.get(arch)
+        if last and parse_version(rules.version) > parse_version(last):
+            raise CalcError(
+                f"Model architecture {arch} was supported in vLLM until v{last}, and is not supported "
+                "anymore. Please use an older version of vLLM if you want to use this model architecture. "
+                f"(vLLM {rules.version}; give vllm_version {last.rsplit('.', 1)[0]} to size it as that "
+                "release did)", "vllm_version")

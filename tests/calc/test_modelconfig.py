@@ -69,10 +69,61 @@ def test_sliding_window_layer_types_config():
     assert result.values["max_concurrency"].derivation.count("sliding") == 1
 
 
-def test_phi3_sliding_window_without_layer_types_is_full_attention():
-    result = calculate({"model": "microsoft/Phi-3-mini-4k-instruct"})
-    assert result.plan.is_uniform
-    assert any("sliding_window 2047 ignored" in note for note in result.notes)
+# vLLM's engine/arg_utils.py (create_engine_config) copies sliding_window into CacheConfig when
+# the config has no layer_types, and every Attention without a per-layer window takes it
+# (layers/attention/attention.py), so every layer of Phi-3-mini-4k slides over 2,047 tokens.
+def test_sliding_window_without_layer_types_slides_every_layer():
+    result = calculate({"model": "microsoft/Phi-3-mini-4k-instruct", "kv_cache_memory_bytes": 2**30})
+    (group,) = result.plan.groups
+    assert (group.spec.kind, group.spec.window, group.num_layers) == ("sliding", 2047, 32)
+    assert any("every layer slides" in note for note in result.notes)
+    # 0.33, no GPU: 2 batches × 2,048 tokens in flight; a sliding layer holds
+    # ⌈min(2,047 − 1 + 4,096, 4,096) ÷ 16⌉ + 1 = 256 + 1 = 257 blocks of a 4,096-token request.
+    blocks = 2**30 // (32 * 16 * 32 * 96 * 2 * 2)
+    assert result["num_blocks"] == blocks == 170
+    assert result["max_concurrency"] == blocks / 257
+    assert result["pool_tokens"] == int(blocks / 257 * 4096)
+
+
+@pytest.mark.parametrize("version, batched, per_request", [
+    ("0.11", 512, 161),   # ⌈min(2,046 + 512, 4,096) ÷ 16⌉ + 1 = ⌈2,558 ÷ 16⌉ + 1 = 160 + 1
+    ("0.11", 2048, 257),  # ⌈min(2,046 + 2,048, 4,096) ÷ 16⌉ + 1 = ⌈4,094 ÷ 16⌉ + 1 = 256 + 1
+    ("0.33", 512, 193),   # ⌈min(2,046 + 2 × 512, 4,096) ÷ 16⌉ + 1 = ⌈3,070 ÷ 16⌉ + 1 = 192 + 1
+])
+def test_phi3_blocks_per_request_follow_the_sliding_window(version, batched, per_request):
+    result = calculate({"model": "microsoft/Phi-3-mini-4k-instruct", "kv_cache_memory_bytes": 2**30,
+                        "vllm_version": version, "max_num_batched_tokens": batched})
+    assert result["max_concurrency"] == 170 / per_request
+
+
+def test_window_longer_than_the_context_still_slides_one_block_more():
+    # Phi-4-mini: sliding_window 262,144 > max_position_embeddings 131,072; the window never drops a
+    # token, but vLLM still sizes a sliding spec: ⌈min(262,143 + in flight, L) ÷ 16⌉ + 1 = L/16 + 1.
+    result = calculate({"model": "microsoft/Phi-4-mini-instruct", "max_model_len": 131072,
+                        "kv_cache_memory_bytes": 2**34})
+    assert result.plan.groups[0].spec.kind == "sliding"
+    assert result["max_concurrency"] == result["num_blocks"] / (131072 // 16 + 1)
+    assert any("never drops a token" in note for note in result.notes)
+
+
+def test_use_sliding_window_false_drops_the_window():
+    # Qwen2.5-72B: sliding_window 131,072 with use_sliding_window false; transformers' Qwen2Config
+    # sets sliding_window to None, so vLLM sees no window.
+    result = calculate({"model": "Qwen/Qwen2.5-72B-Instruct"})
+    assert result.plan.is_uniform and result.plan.groups[0].spec.kind == "full"
+    assert result.model.sliding_window is None
+    assert any("use_sliding_window is false" in rule for rule in result.model.rules)
+
+
+def test_disabling_the_hybrid_manager_keeps_a_model_whose_layers_all_slide():
+    # vLLM's unify_hybrid_kv_cache_specs promotes sliding layers only beside full-attention ones.
+    result = calculate({"model": "mistralai/Ministral-8B-Instruct-2410", "disable_hybrid_kv_cache_manager": True})
+    assert result.plan.groups[0].spec.kind == "sliding"
+
+
+def test_sliding_window_zero_means_no_window():
+    config = {"num_hidden_layers": 2, "num_attention_heads": 4, "hidden_size": 512, "sliding_window": 0}
+    assert parse_config(config).layer_types == ("full_attention", "full_attention")
 
 
 @pytest.mark.parametrize("config, field", [

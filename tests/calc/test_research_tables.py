@@ -215,11 +215,11 @@ def test_pool_of_1506_blocks_at_8190_in_current_and_old_vllm():
 
 def test_unknown_layer_type_is_refused_not_guessed():
     config = {"num_hidden_layers": 2, "num_attention_heads": 4, "hidden_size": 256,
-              "layer_types": ["full_attention", "chunked_attention"]}
+              "layer_types": ["full_attention", "dilated_attention"]}
     with pytest.raises(CalcError) as error:
         calculate({"config": config})
     assert error.value.field == "config.layer_types"
-    assert "chunked_attention" in error.value.message
+    assert "dilated_attention" in error.value.message
 
 
 def test_current_refusal_text_has_the_cpu_note_and_the_docs_link():

@@ -72,9 +72,12 @@ def test_models_lists_the_catalog_with_sources(client):
     models = client.get("/api/models").get_json()["models"]
     ids = [m["id"] for m in models]
     assert "Qwen/Qwen3-8B" in ids and "deepseek-ai/DeepSeek-V3" in ids
-    assert len(ids) == 15
+    assert len(ids) == 34
     qwen = next(m for m in models if m["id"] == "Qwen/Qwen3-8B")
     assert qwen["num_key_value_heads"] == 8 and "InferSim" in qwen["source"]
+    assert (qwen["attention_kind"], qwen["kv_cache_layers"], qwen["kv_heads"], qwen["head_size"]) == ("full", 36, 8, 128)
+    deepseek = next(m for m in models if m["id"] == "deepseek-ai/DeepSeek-V3")
+    assert (deepseek["attention_kind"], deepseek["kv_heads"], deepseek["head_size"]) == ("mla", 1, 576)
 
 
 def test_gpus_lists_memory_and_source(client):
