@@ -62,7 +62,8 @@ NESTED = re.compile(r"\{[^{}]{0,5000}\}")
 SPEC_ARGS = re.compile(r"'speculative_config': (\{[^{}]{0,5000}\})")
 CONFIG_VALUE = re.compile(r"\b(model|max_seq_len|tensor_parallel_size|pipeline_parallel_size|kv_cache_dtype|dtype|"
                           r"quantization)=('[^']{0,500}'|[^,\s)]{1,100})")
-CONFIG_KINDS = {"max_seq_len": int, "tensor_parallel_size": int, "pipeline_parallel_size": int}
+CONFIG_KINDS = {"model": str, "max_seq_len": int, "tensor_parallel_size": int, "pipeline_parallel_size": int,
+                "kv_cache_dtype": str, "dtype": str, "quantization": str}
 SPEC_CONFIG = re.compile(r"speculative_config=SpeculativeConfig\(([^()]{0,2000})\)")
 SPEC_METHOD = re.compile(r"method'?[=:] ?'(\w{1,40})'")
 SPEC_TOKENS = re.compile(r"num_spec(?:ulative)?_tokens'?[=:] ?(\d{1,4})")
@@ -114,10 +115,7 @@ def _read_args(m: re.Match) -> dict:
 
 def _read_engine(m: re.Match) -> dict:
     """The engine's resolved config."""
-    kinds = {key: CONFIG_KINDS.get(key, str) for key in ("model", "max_seq_len", "tensor_parallel_size",
-                                                         "pipeline_parallel_size", "kv_cache_dtype", "dtype",
-                                                         "quantization")}
-    facts = _pairs(CONFIG_VALUE.findall(m[2]), kinds, "config_")
+    facts = _pairs(CONFIG_VALUE.findall(m[2]), CONFIG_KINDS, "config_")
     if "config_dtype" in facts:
         facts["config_dtype"] = facts["config_dtype"].removeprefix("torch.")
     if m[1]:
@@ -180,8 +178,8 @@ ESTIMATE = re.compile(r"estimated maximum model length is (-?\d{1,12})")
 def _refusal_one_request(m: re.Match) -> dict:
     estimate = ESTIMATE.search(m.string)
     return {"refusal": {"kind": "one_request_fits", "message": _words(m), "max_model_len": int(m[1]),
-                        "needed": _gib(m[2]),
-                        "available": _gib(m[3]), "estimated_max_model_len": int(estimate[1]) if estimate else None},
+                        "needed": _gib(m[2]), "available": _gib(m[3]),
+                        "estimated_max_model_len": int(estimate[1]) if estimate else None},
             "refused_max_model_len": int(m[1])}
 
 
