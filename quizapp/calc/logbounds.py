@@ -14,7 +14,7 @@ from fractions import Fraction
 from math import ceil, floor
 from typing import TYPE_CHECKING
 
-from .catalog import load_model
+from .catalog import describe_attention, load_model
 from .logparse import ParsedLog
 from .logpatterns import Gib
 
@@ -32,8 +32,9 @@ class Memory:
 
     low: Fraction
     high: Fraction
-    text: str
+    text: str  # as the log states it: "3.31 GiB" or "10,000,000,000 B"
     line: int
+    source: str  # the line it was read from
 
     @property
     def exact(self) -> bool:
@@ -45,7 +46,7 @@ class Memory:
 
     def to_json(self) -> dict:
         return {"bytes": self.bytes, "low": ceil(self.low), "high": floor(self.high), "exact": self.exact,
-                "text": self.text, "line": self.line}
+                "text": self.text, "line": self.line, "source": self.source}
 
 
 @dataclass(frozen=True)
@@ -62,19 +63,19 @@ class Evidence:
                 "derivation": self.derivation}
 
 
-MEMORY_SOURCES = (  # most exact first
-    "arg_kv_cache_memory_bytes",  # the pin, as given
-    "kv_memory_exact",  # "Current kv cache memory in use is N bytes"
-    "kv_memory_available",  # "Available KV cache memory: X GiB"
-    "kv_memory_reserved",  # "reserved X GiB memory for KV Cache as specified by kv_cache_memory_bytes"
-    "kv_memory_in_use",  # "Current kv cache memory in use is X GiB"
-    "kv_memory_v0",  # V0's memory profile
-)
+MEMORY_SOURCES = {  # most exact first
+    "arg_kv_cache_memory_bytes": "kv_cache_memory_bytes (the pin, as given)",
+    "kv_memory_exact": "Current kv cache memory in use is N bytes",
+    "kv_memory_available": "Available KV cache memory",
+    "kv_memory_reserved": "reserved X GiB memory for KV Cache as specified by kv_cache_memory_bytes",
+    "kv_memory_in_use": "Current kv cache memory in use",
+    "kv_memory_v0": "the rest of the memory reserved for KV Cache (V0's memory profile)",
+}
 
 
 def find_memory(parsed: ParsedLog, notes: list[str]) -> Memory | None:
     """The KV memory per GPU: the most exact statement, and the smallest worker's (the pool follows it)."""
-    for key in MEMORY_SOURCES:
+    for key, source in MEMORY_SOURCES.items():
         seen = parsed.all(key)
         if not seen:
             continue
@@ -86,9 +87,9 @@ def find_memory(parsed: ParsedLog, notes: list[str]) -> Memory | None:
                 notes.append(f"workers logged different KV cache memory ({', '.join(sorted(v.text for v in distinct))}"
                              " GiB); vLLM sizes the pool by the smallest")
             low, high = value.bounds()
-            memory = Memory(low, high, f"{value.text} GiB", line)
+            memory = Memory(low, high, f"{value.text} GiB", line, source)
         else:
-            memory = Memory(Fraction(value), Fraction(value), f"{value:,} B", line)
+            memory = Memory(Fraction(value), Fraction(value), f"{value:,} B", line, source)
         if memory.high <= 0:
             notes.append(f"line {line}: no memory is left for the KV cache ({memory.text})")
             return None
@@ -100,15 +101,17 @@ def block_sizes(reading: LogReading) -> tuple[int, ...]:
     """The block sizes the log allows: stated, the ones its own figures fit, or vLLM's defaults."""
     if reading.block_size:
         return (reading.block_size,)
-    standard = reading.catalog_model is not None and not load_model(reading.catalog_model).is_mla
+    model = load_model(reading.catalog_model) if reading.catalog_model else None
+    standard = model is not None and not model.is_mla
     fits: tuple[int, ...] = ()
     if reading.max_concurrency_text and reading.max_model_len and (reading.num_gpu_blocks or reading.pool_tokens):
         fits = tuple(bs for bs in POSSIBLE_BLOCK_SIZES if _fits(reading, bs))
         if not fits:
-            reading.notes.append("the pool and concurrency lines fit no single KV cache group of 16 to 128-token "
-                                 "blocks: a hybrid model, or a formula this reader does not know; the implied "
-                                 "figure is the pool's bytes per logged token, and its bounds allow any of those "
-                                 "block sizes")
+            why = (f"{reading.catalog_model} keeps several KV cache groups ({describe_attention(model)})" if model
+                   else "a hybrid model, or a formula this reader does not know")
+            reading.notes.append(f"the pool and concurrency lines fit no single KV cache group of 16 to 128-token "
+                                 f"blocks: {why}; the implied figure is the pool's bytes per logged token, and its "
+                                 "bounds allow any of those block sizes")
             return POSSIBLE_BLOCK_SIZES
     if standard and (not fits or DEFAULT_BLOCK_SIZE in fits):
         return (DEFAULT_BLOCK_SIZE,)

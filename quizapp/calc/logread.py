@@ -50,7 +50,13 @@ SETTINGS = {
 
 @dataclass
 class LogReading:
-    """What a log states (None where it does not say), what it implies, and the calculator beside it."""
+    """What a log states (None where it does not say), what it implies, and the calculator beside it.
+
+    The settings are attributes named as vLLM names them (``model``, ``max_model_len``, ...);
+    ``implied`` is the bytes-per-token interval (exact fractions), ``predicted`` the
+    calculator's side, ``continue_inputs`` the scenario as calculator inputs, ``to_json()``
+    all of it as plain JSON.
+    """
 
     vllm_version: str | None = None
     model: str | None = None
@@ -181,13 +187,17 @@ def _figures(reading: LogReading, parsed: ParsedLog) -> None:
     if concurrency:
         (length, text), line = min(concurrency, key=lambda seen: float(seen[0][1][:-1]))
         reading.max_concurrency_text, reading.lines["max_concurrency"] = text, line
-        parsed.facts["concurrency_max_model_len"] = [(length, line)]
+        parsed.facts["concurrency_max_model_len"] = [(length, line)]  # the resolved length: SETTINGS reads it first
         reading.one_line_pool = bool({n for _, n in concurrency} & {n for _, n in pools})
     blocks = parsed.all("num_gpu_blocks")
     if blocks:
         reading.num_gpu_blocks, reading.lines["num_gpu_blocks"] = min(blocks, key=lambda seen: seen[0])
     version, _ = parsed.first("vllm_version")
+    said = set()
     for refusal, line in parsed.all("refusal"):
+        if refusal.get("message") in said:
+            continue  # the worker, the engine and the server each print the same refusal
+        said.add(refusal.get("message"))
         reading.refusals.append(_refusal_json(refusal, line))
         if refusal["kind"] == "free_memory":
             reading.refusals[-1]["gpu_memory_utilization_ceiling"] = utilization_ceiling(

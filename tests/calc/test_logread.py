@@ -76,6 +76,13 @@ def test_issue_25350_refusal_is_read_with_vllms_figures_and_implies_the_same_byt
     assert low <= 49_152 <= high  # the same figure as the run that started
 
 
+def test_a_refusal_printed_by_every_process_is_listed_once():
+    line = (LOGS / "vllm-25350-refusal.log").read_text()
+    log = read_log(f"(EngineCore_DP0 pid=1) ERROR 09-21 10:00:00 [core.py:700] {line}"
+                   f"(APIServer pid=2) ERROR 09-21 10:00:01 [api_server.py:1] {line}")
+    assert len(log.refusals) == 1 and log.refusals[0]["line"] == 1
+
+
 def test_issue_26646_qwen3_next_is_matched_through_its_quantization_suffix():
     log = reading("vllm-26646-qwen3-next.log")
     assert log.model == "/mnt/nfs-share/LLM/Qwen3-Next-80B-A3B-Instruct-int4-mixed-AutoRound"
@@ -185,6 +192,20 @@ def test_v0_refusal_gives_the_pool_and_llama_prediction_agrees():
     assert low <= 131_072 <= high  # Llama-3.1-8B: 32 × 8 × 128 × 2 × 2
     assert log.predicted["model"] == "meta-llama/Llama-3.1-8B-Instruct"
     assert log.predicted["agrees"] is True
+
+
+@pytest.mark.parametrize("version, pool_lines", [
+    ("0.33.0", "GPU KV cache size: 775,960 tokens, Maximum concurrency for 131,072 tokens per request: 5.92x"),
+    ("0.11.0", "GPU KV cache size: 436,896 tokens\nMaximum concurrency for 131,072 tokens per request: 6.27x"),
+])
+def test_a_sliding_window_pool_is_predicted_by_the_versions_rule(version, pool_lines):
+    """gpt-oss-20b, 20 GiB of KV memory, 131,072 tokens (docs/research/vllm-kv.md §6's table)."""
+    log = read_log(f"vLLM API server version {version}\nnon-default args: {{'model': 'openai/gpt-oss-20b', "
+                   f"'max_model_len': 131072, 'kv_cache_memory_bytes': 21474836480, 'max_num_batched_tokens': 8192}}\n"
+                   f"{pool_lines}\n")
+    assert log.predicted["agrees"] is True
+    assert [c["value"] for c in log.predicted["comparisons"]] == ["pool_tokens", "max_concurrency"]
+    assert any("keeps several KV cache groups" in note for note in log.notes)
 
 
 # -- differences the calculator explains ------------------------------------------------------
