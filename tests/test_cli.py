@@ -67,7 +67,7 @@ def test_calc_errors_name_the_flag_as_typed(capsys, tmp_path):
     # A key inside the config file is not a flag: it is named as the file spells it.
     path = tmp_path / "config.json"
     path.write_text(json.dumps({"num_hidden_layers": 2, "num_attention_heads": 4, "hidden_size": 256,
-                                "layer_types": ["full_attention", "chunked_attention"]}))
+                                "layer_types": ["full_attention", "made_up_attention"]}))
     _, _, err = run(capsys, "calc", "--config", str(path))
     assert err.strip().endswith("[config.layer_types]")
 

@@ -1,19 +1,22 @@
 """The calculator: vLLM's KV-cache sizing from real model configs. Pure Python, no Flask.
 
 Start with :func:`calculate`; every value it returns carries its unit and its arithmetic.
+:func:`read_log` reads a vLLM startup log and sets it beside the calculator's prediction.
 Other packages import from here, not from the modules inside.
 """
 
 from . import fmt
-from .catalog import load_gpu, gpu_entries, load_model, model_entries, model_ids
+from .attention import ATTENTION_KINDS, attention_kind
+from .catalog import gpu_entries, load_gpu, load_model, model_entries, model_ids
 from .compute import calculate
 from .errors import CalcError, did_you_mean
 from .inputs import BY_NAME, FIELD_NAMES, FIELDS, Inputs, parse_field, parse_inputs
 from .layout import KV_CACHE_DTYPES
+from .logread import LogReading, read_log
 from .result import ALWAYS_PRESENT, VALUES, Quantity, Result
 
 __all__ = [
-    "ALWAYS_PRESENT", "BY_NAME", "CalcError", "FIELDS", "FIELD_NAMES", "Inputs", "KV_CACHE_DTYPES", "Quantity",
-    "Result", "VALUES", "calculate", "did_you_mean", "fmt", "gpu_entries", "load_gpu", "load_model", "model_entries", "model_ids",
-    "parse_field", "parse_inputs",
+    "ALWAYS_PRESENT", "ATTENTION_KINDS", "BY_NAME", "CalcError", "FIELDS", "FIELD_NAMES", "Inputs", "KV_CACHE_DTYPES",
+    "LogReading", "Quantity", "Result", "VALUES", "attention_kind", "calculate", "did_you_mean", "fmt", "gpu_entries",
+    "load_gpu", "load_model", "model_entries", "model_ids", "parse_field", "parse_inputs", "read_log",
 ]

@@ -12,7 +12,7 @@ from .modelconfig import ModelConfig
 ATTENTION_KINDS = {
     "uniform": "uniform full attention (GQA, MHA or MQA): every layer keeps every token",
     "mla": "multi-head latent attention (DeepSeek MLA): one compressed latent per layer",
-    "sliding": "sliding-window hybrid: some layers keep only a window of tokens",
+    "sliding": "sliding-window or chunked local attention: some layers keep only a window of tokens",
     "linear": "linear-attention hybrid: some layers keep a fixed state instead of tokens",
 }
 
@@ -25,6 +25,6 @@ def attention_kind(model: ModelConfig | None) -> str | None:
         return "mla"
     if model.count("linear_attention"):
         return "linear"
-    if model.count("sliding_attention"):
+    if model.count("sliding_attention") or model.count("chunked_attention"):
         return "sliding"
     return "uniform"

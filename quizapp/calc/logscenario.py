@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .catalog import closest_models, model_ids
+from .catalog import model_ids
+from .errors import closest
 from .compute import calculate
 from .errors import CalcError
 from .inputs import BLOCK_SIZES, parse_inputs
@@ -49,7 +50,8 @@ def match_catalog(name: str | None) -> tuple[str | None, str]:
         if len(found) == 1 and words and all(word in QUANT_WORDS for word in words):
             return found[0], (f"the model's name without its quantization suffix {suffix!r} (a quantized "
                               "checkpoint keeps its base model's KV layout)")
-    return None, f"{name} is not in the calculator's catalog (closest: {', '.join(closest_models(base))})"
+    near = ", ".join(closest(base, model_ids(), n=3, cutoff=0.0))
+    return None, f"{name} is not in the calculator's catalog (closest: {near})"
 
 
 def utilization_ceiling(total_gib: str, free_gib: str, version: str | None) -> float | None:

@@ -250,9 +250,8 @@ def check_chain(chain: Chain) -> ChainError | None:
         return None  # not arithmetic we can read (a stray bracket): no verdict
     for left, right in zip(values, values[1:]):
         if not left.meets(right):
-            middle, other = (left.low + left.high) / 2, (right.low + right.high) / 2
-            return ChainError(text, middle, f"{text!r} does not hold: the left side is {_show(middle)}, "
-                                            f"the right side {_show(other)}")
+            middle = (left.low + left.high) / 2
+            return ChainError(text, middle, f"{text!r} does not hold: the left side is {_show(middle)}")
     return None
 
 

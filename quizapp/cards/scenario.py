@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ..calc import BY_NAME, FIELD_NAMES, CalcError, Inputs, Result, calculate, fmt, load_gpu, parse_field, \
-    parse_inputs
-from ..calc.attention import attention_kind
+from ..calc import BY_NAME, FIELD_NAMES, CalcError, Inputs, Result, attention_kind, calculate, fmt, load_gpu, \
+    parse_field, parse_inputs
 
 if TYPE_CHECKING:
     from .card import Card

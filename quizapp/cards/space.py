@@ -18,9 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..calc import CalcError, load_model, model_ids
-from ..calc.attention import ATTENTION_KINDS, attention_kind
-from ..calc.inputs import FIELD_NAMES
+from ..calc import ATTENTION_KINDS, FIELD_NAMES, CalcError, attention_kind, load_model, model_ids
 
 # `pool` in a space's inputs lets the reader move the pool between its three rules.
 POOL_INPUTS = ("pool_tokens", "kv_cache_memory_bytes", "gpu", "gpu_memory_utilization")
