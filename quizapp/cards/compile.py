@@ -14,34 +14,38 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from ..calc import did_you_mean
 from .card import Piece
+from .diagnostics import Diagnostic
 from .environment import CARD_FILTERS, CARD_NAMES, make_environment
 from .source import CardSource
 
 
-def compile_pieces(source: CardSource,
-                   pieces: dict[str, Piece]) -> tuple[ImmutableSandboxedEnvironment, dict[str, Piece]]:
-    """The environment that holds every piece as the template '<path>#<key>', and the pieces
-    with the card names each one uses. Raises CardError at the first piece that fails."""
+def compile_pieces(source: CardSource, pieces: dict[str, Piece]
+                   ) -> tuple[ImmutableSandboxedEnvironment, dict[str, Piece], list[Diagnostic]]:
+    """The environment that holds every piece as the template '<path>#<key>', the pieces that
+    compile with the card names each one uses, and the errors of those that do not."""
     path = source.path
     sources = {f"{path}#{k}": p.source for k, p in pieces.items()}
     # The loader names each template's file, so a render error's traceback gives its line.
     env = make_environment(FunctionLoader(lambda name: (sources[name], name, lambda: True)
                                           if name in sources else None))
-    compiled = {}
+    compiled, errors = {}, []
     for key, piece in pieces.items():
         name = f"{path}#{key}"
         try:
             ast = env.parse(piece.source, name=name)
             env.get_template(name)
         except TemplateSyntaxError as error:
-            raise source.error(piece.line + (error.lineno or 1) - 1, f"expression error: {error.message}",
-                               _filter_hint(error.message)) from None
+            errors += source.error(piece.line + (error.lineno or 1) - 1, f"expression error: {error.message}",
+                                   _filter_hint(error.message)).diagnostics
+            continue
         names = meta.find_undeclared_variables(ast)
         for unknown in sorted(names - CARD_NAMES):
-            raise source.error(_line_of_name(piece, unknown), f"unknown value {unknown!r}",
-                               did_you_mean(unknown, CARD_NAMES) or "see AUTHORING.md for the values")
+            errors += source.error(_line_of_name(piece, unknown), f"unknown value {unknown!r}",
+                                   did_you_mean(unknown, CARD_NAMES) or "see AUTHORING.md for the values").diagnostics
+        if names - CARD_NAMES:
+            continue
         compiled[key] = Piece(key, piece.line, piece.source, piece.inline, frozenset(names))
-    return env, compiled
+    return env, compiled, errors
 
 
 def _filter_hint(message: str) -> str | None:

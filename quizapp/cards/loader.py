@@ -20,8 +20,9 @@ from .source import split_card
 def load_card(path: Path, display_path: str, full: bool = False) -> Card:
     """Parse, check and compile one card file. Raises CardError with every error found.
 
-    The front matter, the sections and the templates must hold before anything renders, so
-    the first error there stops the load. Rendering then reports every error at once: under
+    The front matter and the sections must hold before anything compiles, so the first error
+    there stops the load. Then every error is reported at once: each piece that does not
+    compile, and each that compiles but does not render or whose arithmetic is false: under
     the card's scenario and each variant, and with ``full`` (``quizapp check``) under each
     model of the card's space, with its arithmetic checked.
     """
@@ -37,14 +38,14 @@ def load_card(path: Path, display_path: str, full: bool = False) -> Card:
     space = check_space(source, scenario, variants)
     draft = build_sections(source)
     answer = check_answer(source)
-    env, pieces = compile_pieces(source, draft.pieces)
+    env, pieces, compile_errors = compile_pieces(source, draft.pieces)
     card = Card(
         **listing, path=source.path, mtime=mtime, scenario=scenario, variants=variants,
         taught_in=draft.taught_in, answer=answer, pieces=pieces, stages=draft.stages,
         follow_ups=draft.follow_ups, wrong_answers=draft.wrong_answers, key_lines=source.key_lines, env=env,
         space=space,
     )
-    errors = measured_without_scenario(card) + check_renders(card, full)
+    errors = compile_errors + measured_without_scenario(card) + check_renders(card, full)
     if errors:
         raise CardError(errors)
     card.warnings = literal_number_warnings(card)
