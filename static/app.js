@@ -32,25 +32,42 @@
     return fresh;
   }
 
+  // An error sits beside its field, in the reader's words; the card above falls back to its
+  // own scenario, which the notice says (the old numbers never stay as if they were current).
   function showError(error) {
     const box = document.getElementById("scenario-error");
+    document.querySelectorAll("#controls .field-error.live").forEach((p) => p.remove());
+    document.querySelectorAll("#controls [aria-invalid]").forEach((field) => {
+      field.removeAttribute("aria-invalid");
+      field.removeAttribute("aria-describedby");
+      field.closest(".control").classList.remove("invalid");
+    });
     if (!box) return;
-    if (error) {
-      box.hidden = false;
-      box.textContent = "That scenario cannot be computed: " + error.error +
-        (error.field ? " (field " + error.field + ")" : "") + ".";
-    } else {
+    if (!error) {
       box.hidden = true;
       box.textContent = "";
+      return;
+    }
+    box.hidden = false;
+    box.textContent = (error.refused ? "vLLM would refuse to start in that scenario: "
+      : "That scenario cannot be computed: ") + error.error +
+      (error.field ? " (field " + error.field + ")" : "") +
+      ". Showing the card's own scenario; the field is marked in the calculator.";
+    const field = error.field && document.getElementById("in-" + error.field);
+    if (field && !document.getElementById("err-" + error.field)) {
+      const note = document.createElement("p");
+      note.className = "field-error live";
+      note.id = "err-" + error.field;
+      note.textContent = error.message;
+      field.insertAdjacentElement("afterend", note);
+      field.setAttribute("aria-invalid", "true");
+      field.setAttribute("aria-describedby", note.id);
+      field.closest(".control").classList.add("invalid");
     }
   }
 
   function apply(data, options) {
     showError(data.error);
-    if (data.error && !options.force) {
-      say(data.announce);
-      return;
-    }
     document.getElementById("question-text").innerHTML = data.question;
     // A half-typed answer survives a recalculation (its section is replaced).
     const typing = document.getElementById("answer");
@@ -70,7 +87,9 @@
     }
     document.getElementById("derivations").innerHTML = data.derivations;
     document.getElementById("held").innerHTML = data.held;
-    if (options.controls || data.error) document.getElementById("controls").innerHTML = data.controls;
+    // The controls are redrawn when the scenario's shape changes (a variant, the pool's rule,
+    // the model's dtypes) but not while the reader types in them.
+    if (options.controls) document.getElementById("controls").innerHTML = data.controls;
     if (data.url && window.history && window.history.replaceState) {
       window.history.replaceState(null, "", data.url);
     }
@@ -150,7 +169,10 @@
 
   if (calcForm) {
     let timer = null;
-    calcForm.addEventListener("change", () => recalculate(scenarioQuery()));
+    calcForm.addEventListener("change", (event) => {
+      const reshapes = event.target.tagName === "SELECT";
+      recalculate(scenarioQuery(), { controls: reshapes });
+    });
     calcForm.addEventListener("input", (event) => {
       if (event.target.tagName !== "INPUT") return;
       window.clearTimeout(timer);

@@ -83,6 +83,13 @@ def check_tensor_parallel(model: ModelConfig, tp: int) -> None:
                             "tensor_parallel_size")
 
 
+def kv_cache_dtypes_for(model: ModelConfig | None) -> tuple[str, ...]:
+    """The KV cache dtypes vLLM accepts for a model: fp8_ds_mla only for MLA models."""
+    if model is None:
+        return ("auto",)
+    return tuple(d for d in KV_CACHE_DTYPES if d != "fp8_ds_mla" or model.is_mla)
+
+
 def resolve_kv_dtype(model: ModelConfig, kv_cache_dtype: str) -> tuple[str, int, list[str]]:
     notes = []
     if kv_cache_dtype not in KV_CACHE_DTYPES:

@@ -4,8 +4,8 @@ from .bank import Bank, load_bank
 from .card import Card
 from .diagnostics import CardError, Diagnostic
 from .loader import load_card
-from .scenario import Scenario, overrides_from_query, resolve_scenario
+from .scenario import Refused, Scenario, overrides_from_query, resolve_scenario, scenario_from_query, variant_index
 from .visibility import CardView, card_view
 
-__all__ = ["Bank", "Card", "CardError", "CardView", "Diagnostic", "Scenario", "card_view", "load_bank",
-           "load_card", "overrides_from_query", "resolve_scenario"]
+__all__ = ["Bank", "Card", "CardError", "CardView", "Diagnostic", "Refused", "Scenario", "card_view", "load_bank",
+           "load_card", "overrides_from_query", "resolve_scenario", "scenario_from_query", "variant_index"]

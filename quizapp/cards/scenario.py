@@ -11,6 +11,8 @@ the card teaches that refusal.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -79,10 +81,11 @@ class Scenario:
 
     @property
     def gpu_name(self) -> str | None:
-        """The GPU as prose names it: 'L4', 'H100 80GB HBM3' (never a catalog id)."""
+        """The GPU as prose names it: 'L4 24GB', 'H100 80GB SXM' (never a catalog id)."""
         if not self.inputs.gpu:
             return None
-        return load_gpu(self.inputs.gpu)["name"].removeprefix("NVIDIA ").strip()
+        gpu = load_gpu(self.inputs.gpu)
+        return gpu.get("display_name") or gpu["name"].removeprefix("NVIDIA ").strip()
 
     def context(self) -> dict:
         """The names a card's expressions see: every input, every derived value, and the names
@@ -144,6 +147,23 @@ def overrides_from_query(args) -> dict:
     return overrides
 
 
+def scenario_from_query(card: Card, args) -> Scenario:
+    """The scenario a card URL's query asks for: ``variant``, ``pool_rule`` and calculator inputs."""
+    rule = str(args.get("pool_rule", "")).strip() or None
+    return resolve_scenario(card, variant_index(card, str(args.get("variant", ""))), overrides_from_query(args), rule)
+
+
+def variant_index(card: Card, raw: str) -> int | None:
+    """The ?variant= of a card's URL: empty for the card's own scenario, else 0, 1, …"""
+    raw = raw.strip()
+    if not raw:
+        return None
+    if not re.fullmatch(r"[0-9]{1,4}", raw) or int(raw) >= len(card.variants):
+        choices = f"from 0 to {len(card.variants) - 1}" if card.variants else "absent: this card has no variants"
+        raise CalcError(f"variant must be {choices}", "variant")
+    return int(raw)
+
+
 def resolve_scenario(card: Card, variant: int | None, overrides: dict, pool_rule: str | None = None) -> Scenario:
     """The card's scenario with a variant and the reader's overrides applied, inside the card's space.
 
@@ -157,10 +177,13 @@ def resolve_scenario(card: Card, variant: int | None, overrides: dict, pool_rule
         chosen, held = apply_changes(base, normalised(card.variants[variant].inputs))
     # Only what differs from the chosen scenario counts as the reader's change (and goes in the URL).
     changes = {k: v for k, v in normalised(overrides).items() if _differs(chosen, k, v)}
-    if pool_rule:
-        changes = with_pool_rule(chosen, changes, pool_rule)
     if card.space is not None:
         card.space.check(changes)
+    if pool_rule:
+        if card.space is not None and POOL_RULES.get(pool_rule) and not card.space.allows_input(POOL_RULES[pool_rule]):
+            raise CalcError("this card does not let you change how its pool is sized", "pool_rule")
+        changes = with_pool_rule(chosen, changes, pool_rule,
+                                 lambda: compute(parse_inputs(apply_changes(chosen, changes)[0]))[1])
     merged, reader_held = apply_changes(chosen, changes)
     inputs = parse_inputs(merged)
     key, result = compute(inputs)
@@ -181,20 +204,30 @@ def _refusal_field(refusal: dict, changes: dict) -> str:
     return refusal["field"] if refusal["field"] in changes or not changes else (refusal["field"] or list(changes)[-1])
 
 
-def with_pool_rule(chosen: dict, changes: dict, rule: str) -> dict:
-    """The reader's changes with the pool moved to ``rule``: the rule's own input stays, the
-    others are unset (the page's pool-rule control)."""
+def with_pool_rule(chosen: dict, changes: dict, rule: str, in_force: Callable[[], Result]) -> dict:
+    """The reader's changes with the pool moved to ``rule`` (the page's "pool sized by" control).
+
+    The rule's own input stays; the other rules' inputs are unset. A rule whose input the
+    reader has not given starts from the pool in force, so switching rules keeps the memory.
+    """
     if rule not in POOL_RULES:
         raise CalcError(f"pool_rule must be one of {', '.join(POOL_RULES)}", "pool_rule")
     own = POOL_RULES[rule]
     changes = dict(changes)
-    for name in POOL_SIZERS:
-        if name != own and name in chosen:
-            changes[name] = None
-    if rule != "fraction" and own not in chosen and changes.get(own) is None:
-        raise CalcError(f"give {own} for the {rule} rule", own)
-    if rule == "fraction" and not (changes.get("gpu") or chosen.get("gpu")):
-        raise CalcError("give a GPU for the fraction-of-a-GPU rule", "gpu")
+    for name in POOL_SIZERS + ("gpu_memory_utilization",):
+        if name != own:
+            # Another rule's field the form still carries is not a change of this pool.
+            changes.pop(name, None)
+            if name in chosen and name in POOL_SIZERS:
+                changes[name] = None
+    if rule == "fraction":
+        if not (changes.get("gpu") or chosen.get("gpu")):
+            raise CalcError("give a GPU for the fraction-of-a-GPU rule", "gpu")
+    elif changes.get(own) is None and own not in chosen:
+        current = in_force().get(own)
+        if current is None:
+            raise CalcError(f"give {own} for the {rule} rule", own)
+        changes[own] = current
     return changes
 
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 from flask import Blueprint, abort, current_app, jsonify, request
 
 from ..calc import CalcError, calculate, gpu_entries, model_entries
-from ..cards import overrides_from_query, resolve_scenario
+from ..cards import scenario_from_query
 from ..progress import events as progress_events
 from ..progress.summary import summary
-from .card_page import variant_index
 from .storage import get_bank, get_card, get_db, learner_id
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -46,8 +45,7 @@ def card_values(card_id):
     if not current_app.config["AUTHOR_TOOLS"]:
         abort(404, description="Author tools are turned off on this server.")
     card = get_card(card_id)
-    scenario = resolve_scenario(card, variant_index(card, request.args.get("variant", "")),
-                                overrides_from_query(request.args))
+    scenario = scenario_from_query(card, request.args)
     data = scenario.result.to_json()
     data["card"] = card.id
     data["variant"] = card.variants[scenario.variant].name if scenario.variant is not None else None

@@ -7,36 +7,23 @@ has not revealed is not rendered, so its text is in no page, fragment or JSON.
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urlencode
 
 from flask import current_app, request, url_for
 
-from ..calc import KV_CACHE_DTYPES, CalcError, model_ids
-from ..cards import CardError, card_view, overrides_from_query, resolve_scenario
+from ..calc import CalcError
+from ..cards import CardError, Refused, card_view, resolve_scenario, scenario_from_query
 from ..progress.events import current_attempt
+from .panel import controls, message_for_people
 from .storage import get_db, learner_id
 
 
 def scenario_from_request(card):
     """The scenario the URL asks for, or the card's own with the error that prevented it."""
     try:
-        scenario = resolve_scenario(card, variant_index(card, request.args.get("variant", "")),
-                                    overrides_from_query(request.args))
-        return scenario, None
+        return scenario_from_query(card, request.args), None
     except CalcError as error:
         return resolve_scenario(card, None, {}), error
-
-
-def variant_index(card, raw: str) -> int | None:
-    """The ?variant= of a card's URL: empty for the card's own scenario, else 0, 1, …"""
-    raw = raw.strip()
-    if not raw:
-        return None
-    if not re.fullmatch(r"[0-9]{1,4}", raw) or int(raw) >= len(card.variants):
-        choices = f"from 0 to {len(card.variants) - 1}" if card.variants else "absent: this card has no variants"
-        raise CalcError(f"variant must be {choices}", "variant")
-    return int(raw)
 
 
 def card_url(card, scenario) -> str:
@@ -65,46 +52,11 @@ def page_context(card, scenario, error, revealed: list[str] | None = None):
                         if next_variant < len(card.variants) else url_for("practice.card", card_id=card.id))
     return {
         "card": card, "view": view, "scenario": scenario, "error": error, "query": query,
-        "controls": controls(card, scenario), "next_variant_url": next_variant_url,
+        "controls": controls(card, scenario, error, request.args if error else None),
+        "next_variant_url": next_variant_url,
         "variant_name": card.variants[scenario.variant].name if scenario.variant is not None else None,
         "attempt": attempt, "preview": False,
     }
-
-
-def controls(card, scenario) -> list[dict]:
-    """The calculator inputs shown on the card, with their current values."""
-    inputs = scenario.inputs
-    values = scenario.result.values
-    rows = [
-        {"name": "model", "label": "Model", "kind": "select", "value": inputs.model, "options": model_ids()},
-        {"name": "kv_cache_dtype", "label": "KV cache dtype", "kind": "select", "value": inputs.kv_cache_dtype,
-         "options": list(KV_CACHE_DTYPES)},
-        {"name": "tensor_parallel_size", "label": "Tensor parallel size", "kind": "number",
-         "value": inputs.tensor_parallel_size},
-        {"name": "max_model_len", "label": "Max model length (tokens)", "kind": "number",
-         "value": inputs.max_model_len or (values["max_model_len"].value if "max_model_len" in values else "")},
-    ]
-    if "pool_tokens" in card.scenario:
-        rows.append({"name": "pool_tokens", "label": "Pool as logged by the card's setup (tokens)",
-                     "kind": "number", "value": _pool_tokens_control(card, scenario)})
-    elif inputs.kv_cache_memory_bytes is not None:
-        rows.append({"name": "kv_cache_memory_bytes", "label": "KV pool (bytes)", "kind": "text",
-                     "value": inputs.kv_cache_memory_bytes})
-    if inputs.gpu and "pool_tokens" not in card.scenario:
-        rows.append({"name": "gpu_memory_utilization", "label": "GPU memory utilization", "kind": "text",
-                     "value": inputs.gpu_memory_utilization or ""})
-    if inputs.prompt_tokens is not None:
-        rows.append({"name": "prompt_tokens", "label": "Prompt tokens per user", "kind": "number",
-                     "value": inputs.prompt_tokens})
-        rows.append({"name": "output_tokens", "label": "Output tokens per user", "kind": "number",
-                     "value": inputs.output_tokens or 0})
-    return rows
-
-
-def _pool_tokens_control(card, scenario):
-    # The control keeps the card's measured figure unless the reader typed another one, so
-    # submitting the form unchanged still means "the same memory as the card's setup".
-    return scenario.overrides.get("pool_tokens", card.scenario["pool_tokens"])
 
 
 def fragment_json(context: dict, focus: str | None = None) -> dict:
@@ -123,11 +75,18 @@ def fragment_json(context: dict, focus: str | None = None) -> dict:
         "derivations": render.derivations(view),
         "held": render.held(context["scenario"], context["variant_name"], context["next_variant_url"]),
         "controls": render.controls(context["controls"]),
-        "error": ({"error": context["error"].message, "field": context["error"].field}
-                  if context["error"] else None),
+        "error": error_json(context["error"]),
         "focus": focus,
         "announce": _announcement(context),
     }
+
+
+def error_json(error: CalcError | None) -> dict | None:
+    """The scenario error for the script: vLLM's or the calculator's words, in a reader's words too."""
+    if error is None:
+        return None
+    return {"error": error.message, "field": error.field, "message": message_for_people(error),
+            "refused": isinstance(error, Refused)}
 
 
 def _announcement(context) -> str:
