@@ -49,10 +49,11 @@
       return;
     }
     box.hidden = false;
-    box.textContent = (error.refused ? "vLLM would refuse to start in that scenario: "
-      : "That scenario cannot be computed: ") + error.error +
-      (error.field ? " (field " + error.field + ")" : "") +
-      ". Showing the card's own scenario; the field is marked in the calculator.";
+    box.textContent = error.refused
+      ? "vLLM would refuse to start in that scenario: its message is beside the field " + error.field +
+        " in the calculator. Showing the card's own scenario."
+      : "That scenario cannot be computed: " + error.error + (error.field ? " (field " + error.field + ")" : "") +
+        ". Showing the card's own scenario; the field is marked in the calculator.";
     const field = error.field && document.getElementById("in-" + error.field);
     if (field && !document.getElementById("err-" + error.field)) {
       const note = document.createElement("p");

@@ -86,7 +86,7 @@ def error_json(error: CalcError | None) -> dict | None:
     if error is None:
         return None
     return {"error": error.message, "field": error.field, "message": message_for_people(error),
-            "refused": isinstance(error, Refused)}
+            "refused": isinstance(error, Refused), "check": getattr(error, "check", None)}
 
 
 def _announcement(context) -> str:
