@@ -1,9 +1,11 @@
 """Settings in layers: the defaults, instance/config.py, QUIZAPP_* variables, then a test's or serve's overrides."""
 
+import multiprocessing
+
 import pytest
 from flask import Flask
 
-from quizapp import create_app
+from quizapp import _instance_secret, create_app
 from quizapp import server
 from quizapp.cli import main
 
@@ -66,3 +68,35 @@ def test_the_largest_body_follows_the_import_limit(instance, tmp_path):
     app = create_app({"DATABASE": str(tmp_path / "db.sqlite"), "MAX_IMPORT_BYTES": 1000})
     assert app.config["MAX_CONTENT_LENGTH"] == 1000 + 1024 * 1024
     assert create_app({"DATABASE": str(tmp_path / "db.sqlite")}).config["MAX_CONTENT_LENGTH"] == 21 * 1024 * 1024
+
+
+def test_an_empty_secret_key_file_is_replaced_and_requests_still_work(instance, tmp_path):
+    # What two processes starting at once used to leave behind: the file made, its secret not yet written.
+    instance.mkdir()
+    (instance / "secret_key").write_text("", encoding="utf-8")
+    app = create_app({"DATABASE": str(tmp_path / "db.sqlite")})
+    assert len(app.secret_key) >= 32
+    assert (instance / "secret_key").read_text(encoding="utf-8").strip() == app.secret_key
+    assert app.test_client().get("/").status_code == 200
+    assert create_app({"DATABASE": str(tmp_path / "db.sqlite")}).secret_key == app.secret_key
+
+
+def _secret_when_released(instance: str, barrier, results) -> None:
+    barrier.wait()
+    results.put(_instance_secret(instance))
+
+
+def test_processes_starting_at_once_share_one_secret(instance):
+    context = multiprocessing.get_context("fork")
+    for attempt in range(3):
+        folder = instance / str(attempt)
+        folder.mkdir(parents=True)
+        barrier, results = context.Barrier(6), context.Queue()
+        workers = [context.Process(target=_secret_when_released, args=(str(folder), barrier, results))
+                   for _ in range(6)]
+        for worker in workers:
+            worker.start()
+        secrets = {results.get(timeout=20) for _ in workers}
+        for worker in workers:
+            worker.join(timeout=20)
+        assert len(secrets) == 1 and len(secrets.pop()) >= 32
