@@ -32,6 +32,11 @@ def create_app(overrides: dict | None = None) -> Flask:
         QUESTIONS_DIR=str(ROOT / "questions"),
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
+        # True (serve --secure-cookies) when readers come over HTTPS: the cookie never travels in clear.
+        SESSION_COOKIE_SECURE=False,
+        # How many reverse proxies in front set X-Forwarded-* (serve --behind-proxy: 1). Trusted
+        # only when set: anyone can send those headers to a server reached directly.
+        BEHIND_PROXY=0,
         PERMANENT_SESSION_LIFETIME=60 * 60 * 24 * 400,
         # A progress import may be up to 20 MB; nothing else comes near it.
         MAX_IMPORT_BYTES=20 * 1024 * 1024,

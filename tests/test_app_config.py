@@ -100,3 +100,64 @@ def test_processes_starting_at_once_share_one_secret(instance):
         for worker in workers:
             worker.join(timeout=20)
         assert len(secrets) == 1 and len(secrets.pop()) >= 32
+
+
+def served_app(monkeypatch, *options):
+    """The app `quizapp serve OPTIONS` would run, without starting gunicorn."""
+    served = []
+    monkeypatch.setattr(server, "run_gunicorn", lambda app, *args: served.append(app))
+    main(["serve", *options])
+    return served[0]
+
+
+def session_cookie(app) -> str:
+    return app.test_client().get("/").headers["Set-Cookie"]
+
+
+def test_cookies_are_not_secure_by_default(instance, tmp_path, monkeypatch):
+    app = served_app(monkeypatch, "--db", str(tmp_path / "db.sqlite"))
+    assert "Secure" not in session_cookie(app)
+
+
+def test_serve_with_secure_cookies_marks_them_secure(instance, tmp_path, monkeypatch):
+    app = served_app(monkeypatch, "--db", str(tmp_path / "db.sqlite"), "--secure-cookies")
+    assert "; Secure" in session_cookie(app)
+
+
+def test_secure_cookies_from_the_environment(instance, tmp_path, monkeypatch):
+    monkeypatch.setenv("QUIZAPP_SESSION_COOKIE_SECURE", "1")
+    assert "; Secure" in session_cookie(create_app({"DATABASE": str(tmp_path / "db.sqlite")}))
+
+
+FORWARDED = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "quiz.example", "X-Forwarded-For": "203.0.113.7"}
+
+
+def seen_by_the_app(app) -> dict:
+    """The URL and client address a view sees for a request that came through a proxy."""
+    seen = {}
+
+    @app.get("/probe")
+    def probe():
+        from flask import request
+        seen.update(url=request.url, remote=request.remote_addr, secure=request.is_secure)
+        return ""
+
+    app.test_client().get("/probe", headers=FORWARDED)
+    return seen
+
+
+def test_serve_behind_a_proxy_honours_its_forwarded_headers(instance, tmp_path, monkeypatch):
+    app = served_app(monkeypatch, "--db", str(tmp_path / "db.sqlite"), "--behind-proxy")
+    assert seen_by_the_app(app) == {"url": "https://quiz.example/probe", "remote": "203.0.113.7", "secure": True}
+
+
+def test_without_behind_proxy_forwarded_headers_are_ignored(instance, tmp_path, monkeypatch):
+    # Anyone can send them: trusted only when a proxy in front is known to set them.
+    app = served_app(monkeypatch, "--db", str(tmp_path / "db.sqlite"))
+    assert seen_by_the_app(app) == {"url": "http://localhost/probe", "remote": "127.0.0.1", "secure": False}
+
+
+def test_behind_proxy_from_the_environment(instance, tmp_path, monkeypatch):
+    monkeypatch.setenv("QUIZAPP_BEHIND_PROXY", "1")
+    app = create_app({"DATABASE": str(tmp_path / "db.sqlite")})
+    assert seen_by_the_app(app)["url"] == "https://quiz.example/probe"

@@ -8,6 +8,9 @@
   or wrong, the post is a 400 and nothing is done.
 - JSON endpoints (``/api/...``) need no token: their body must be ``application/json``,
   which no form on another site can send, and the origin check above still applies.
+- Behind a reverse proxy (``BEHIND_PROXY``, ``serve --behind-proxy``) the scheme, host and
+  client address are the proxy's ``X-Forwarded-*``: the origin check compares with the
+  address the reader used, and Flask-WTF checks the Referer of an HTTPS post.
 - Every response carries a Content-Security-Policy with no inline script or style (so
   templates keep script and style in ``static/``), cannot be framed, is not sniffed, and
   sends no address to other sites.
@@ -19,6 +22,7 @@ from urllib.parse import urlsplit
 
 from flask import Flask, Response, abort, current_app, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 csrf = CSRFProtect()
 
@@ -77,10 +81,11 @@ def refuse_other_sites() -> None:
         abort(403, description=f"Refused: this request came from another site (Sec-Fetch-Site: {site}).")
     origin = request.headers.get("Origin")
     if origin is not None and _origin(origin) != _origin(request.host_url):
-        # Behind a proxy that does not pass the Host and scheme on, every origin looks foreign:
-        # serve with --behind-proxy so X-Forwarded-Proto and X-Forwarded-Host are honoured.
+        # Behind a proxy whose X-Forwarded-Proto and -Host are not trusted, every origin looks
+        # foreign: the operator who sees this needs the hint.
         abort(403, description=f"Refused: this request came from another site ({origin}), "
-                               f"not from {request.host_url.rstrip('/')}.")
+                               f"not from {request.host_url.rstrip('/')}. (Is this server behind a "
+                               f"reverse proxy? Then serve it with --behind-proxy.)")
 
 
 def require_json_body() -> None:
@@ -104,6 +109,9 @@ def _origin(url: str) -> tuple[str, str, int] | None:
 
 
 def init_app(app: Flask) -> None:
+    proxies = int(app.config["BEHIND_PROXY"])
+    if proxies:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies, x_port=proxies)
     # The token never expires within a session: a card page left open for a day still reveals.
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
     # Checked in check_request, which exempts /api/ by path, so an API added later is covered too.

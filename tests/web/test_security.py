@@ -237,3 +237,39 @@ class TestJsonApi:
         response = client.post("/api/progress/events", json=EVENT, base_url="http://quiz.example:8080",
                                headers={"Origin": "http://quiz.example:8080"})
         assert response.status_code == 201
+
+
+class TestBehindAProxy:
+    """TLS ends at a proxy that forwards to http://127.0.0.1:5000 with X-Forwarded-Proto and -Host."""
+
+    PROXIED = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "quiz.example"}
+    BROWSER = {"Origin": "https://quiz.example", "Referer": "https://quiz.example/me",
+               "Sec-Fetch-Site": "same-origin"}
+
+    def proxied_client(self, tmp_path, questions_dir, **settings):
+        from quizapp import create_app
+        from tests.web.conftest import BrowserClient
+        app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"),
+                          "QUESTIONS_DIR": str(questions_dir), **settings})
+        app.test_client_class = BrowserClient
+        client = app.test_client()
+        client.environ_base.update({"HTTP_" + k.upper().replace("-", "_"): v for k, v in self.PROXIED.items()})
+        client.environ_base["HTTP_HOST"] = "127.0.0.1:5000"
+        return client
+
+    def test_a_form_posted_through_the_proxy_is_done(self, tmp_path, questions_dir):
+        client = self.proxied_client(tmp_path, questions_dir, BEHIND_PROXY=1)
+        response = client.post("/me/name", data={"display_name": "Ada"}, headers=self.BROWSER)
+        assert response.status_code == 303
+        assert client.get("/me/export").get_json()["learner"]["display_name"] == "Ada"
+
+    def test_an_https_post_needs_a_referer_from_this_site(self, tmp_path, questions_dir):
+        client = self.proxied_client(tmp_path, questions_dir, BEHIND_PROXY=1)
+        headers = {**self.BROWSER, "Referer": "https://evil.example/"}
+        assert client.post("/me/name", data={"display_name": "Mallory"}, headers=headers).status_code == 400
+
+    def test_without_behind_proxy_the_post_looks_cross_site_and_says_what_to_do(self, tmp_path, questions_dir):
+        client = self.proxied_client(tmp_path, questions_dir)
+        response = client.post("/me/name", data={"display_name": "Ada"}, headers=self.BROWSER)
+        assert response.status_code == 403
+        assert "--behind-proxy" in response.text
