@@ -1,9 +1,13 @@
-"""What a browser is told and refused: security headers, CSRF tokens, cross-site requests, secure cookies."""
+"""What a browser is told and refused: security headers, CSRF tokens, cross-site requests, and the same behind a proxy."""
 
 import re
 from io import BytesIO
 
 import pytest
+
+from quizapp import ROOT, create_app
+
+from .conftest import BrowserClient
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
@@ -39,7 +43,6 @@ class TestHeaders:
                                       "progress.html", "author.html", "practice_done.html", "error.html"])
 def test_templates_hold_no_inline_script_style_or_event_handler(template):
     """The policy would block them: script and style come from static/ only."""
-    from quizapp import ROOT
     text = (ROOT / "templates" / template).read_text(encoding="utf-8")
     assert not re.search(r"<script(?![^>]*\bsrc=)", text), "inline <script>"
     assert "<style" not in text and not re.search(r"\sstyle=", text), "inline style"
@@ -247,8 +250,6 @@ class TestBehindAProxy:
                "Sec-Fetch-Site": "same-origin"}
 
     def proxied_client(self, tmp_path, questions_dir, **settings):
-        from quizapp import create_app
-        from tests.web.conftest import BrowserClient
         app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"),
                           "QUESTIONS_DIR": str(questions_dir), **settings})
         app.test_client_class = BrowserClient
