@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 from flask import Flask
@@ -29,6 +32,11 @@ def create_app(overrides: dict | None = None) -> Flask:
         QUESTIONS_DIR=str(ROOT / "questions"),
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
+        # True (serve --secure-cookies) when readers come over HTTPS: the cookie never travels in clear.
+        SESSION_COOKIE_SECURE=False,
+        # How many reverse proxies in front set X-Forwarded-* (serve --behind-proxy: 1). Trusted
+        # only when set: anyone can send those headers to a server reached directly.
+        BEHIND_PROXY=0,
         PERMANENT_SESSION_LIFETIME=60 * 60 * 24 * 400,
         # A progress import may be up to 20 MB; nothing else comes near it.
         MAX_IMPORT_BYTES=20 * 1024 * 1024,
@@ -57,13 +65,62 @@ def create_app(overrides: dict | None = None) -> Flask:
     return app
 
 
+# A secret shorter than this is not one the app made (it writes 64 hex digits): a write cut short.
+MIN_SECRET_CHARS = 32
+
+
 def _instance_secret(instance_path: str) -> str:
-    """A random secret kept in instance/secret_key, made once, so cookies survive restarts."""
-    path = Path(instance_path) / "secret_key"
+    """A random secret kept in instance/secret_key, made once, so cookies survive restarts.
+
+    Safe when several processes start at once: the file appears only with its whole secret
+    (written to a temporary file in the same folder, then renamed into place), so no process
+    ever reads it empty; the writing happens under a lock, so all of them end up with the same
+    secret. An empty or cut-short file (left by a crash, or by an older version that wrote in
+    place) is replaced the same way by the first process that finds it.
+    """
+    folder = Path(instance_path)
+    path = folder / "secret_key"
+    secret = _read_secret(path)
+    if secret:
+        return secret
+    with _locked(folder / "secret_key.lock"):
+        # Another process may have written it while this one waited for the lock.
+        secret = _read_secret(path)
+        if not secret:
+            secret = os.urandom(32).hex()
+            _write_atomically(path, secret)
+    return secret
+
+
+def _read_secret(path: Path) -> str | None:
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_text(encoding="utf-8").strip()
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(os.urandom(32).hex())
-    return path.read_text(encoding="utf-8").strip()
+        secret = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return None
+    return secret if len(secret) >= MIN_SECRET_CHARS else None
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write to a temporary file in the same folder, flush it to disk, then rename it over ``path``."""
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")  # mode 0600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+            handle.flush()
+            # Without this a power cut after the rename can leave an empty file behind it.
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+@contextmanager
+def _locked(path: Path):
+    """An exclusive lock on ``path`` across processes, held for the with block."""
+    with open(path, "a", encoding="utf-8") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

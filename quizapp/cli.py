@@ -35,7 +35,10 @@ def cli():
 @click.option("--workers", default=2, show_default=True, type=int, help="worker processes")
 @click.option("--threads", default=4, show_default=True, type=int, help="threads per worker")
 @click.option("--dev", is_flag=True, help="Flask's reloading development server instead of gunicorn")
-def serve(host, port, db_path, questions_dir, workers, threads, dev):
+@click.option("--secure-cookies", is_flag=True, help="mark cookies Secure: readers reach the app over HTTPS")
+@click.option("--behind-proxy", is_flag=True,
+              help="trust the X-Forwarded-For/-Proto/-Host/-Port headers of one reverse proxy in front")
+def serve(host, port, db_path, questions_dir, workers, threads, dev, secure_cookies, behind_proxy):
     """Serve the app (gunicorn, several workers) on HOST:PORT."""
     from . import create_app
 
@@ -44,6 +47,11 @@ def serve(host, port, db_path, questions_dir, workers, threads, dev):
         overrides["DATABASE"] = str(Path(db_path).resolve())
     if questions_dir:
         overrides["QUESTIONS_DIR"] = str(Path(questions_dir).resolve())
+    # Only when given: without the flag, instance/config.py or QUIZAPP_* may still turn them on.
+    if secure_cookies:
+        overrides["SESSION_COOKIE_SECURE"] = True
+    if behind_proxy:
+        overrides["BEHIND_PROXY"] = True
     # On top of instance/config.py and QUIZAPP_* settings, which still apply.
     app = create_app(overrides)
     click.echo(f"quizapp serving on http://{host}:{port}/ (database {app.config['DATABASE']})")

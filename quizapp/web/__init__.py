@@ -8,7 +8,7 @@ from werkzeug.exceptions import HTTPException
 from ..calc import CalcError
 from ..progress.events import EventError
 from ..progress.scheduling import RATINGS
-from . import api, author, learner, practice, storage
+from . import api, author, learner, practice, security, storage
 
 # Errors that name the input at fault (each has .message, .field and .to_json()), with the title
 # of the page a browser gets. An error type may set .status (409 for a reused event id); else 400.
@@ -20,6 +20,8 @@ def wants_json() -> bool:
 
 
 def register(app: Flask) -> None:
+    # First: a refused request stops before storage makes a learner for it.
+    security.init_app(app)
     storage.init_app(app)
     # Macros that templates import see the globals, not a view's context: the grade form loops over this.
     app.jinja_env.globals["RATINGS"] = RATINGS

@@ -104,6 +104,9 @@ def export():
 def import_progress():
     limit = current_app.config["MAX_IMPORT_BYTES"]
     upload = request.files.get("file")
+    if upload is None and not request.is_json:
+        # A text/plain body is what another site's form can send; an export is a file or JSON.
+        abort(415, description="Send the export as the form's file, or as an application/json body.")
     raw = upload.read(limit + 1) if upload else request.get_data()[: limit + 1]
     if len(raw) > limit:
         flash(f"That file is larger than {limit // 2**20} MB; it is not a progress export.")

@@ -6,6 +6,7 @@ so the shipped cards in questions/ can change without breaking them.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -23,10 +24,47 @@ def questions_dir() -> Path:
     return QUESTIONS_DIR
 
 
+CSRF_META = re.compile(r'<meta name="csrf-token" content="([^"]+)">')
+
+
+class BrowserClient(FlaskClient):
+    """A test client that posts forms as a browser posts them from the app's pages: with the CSRF token.
+
+    The token is read from a page's ``<meta name="csrf-token">`` (the value every form's hidden
+    field holds), and read again whenever the session's token changes. Posts to ``/api/`` are
+    JSON and carry none. ``post(..., csrf=False)`` posts without it, as another site would.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._token: tuple[str, str] | None = None  # (the session's raw token, the page's signed token)
+
+    def post(self, *args, csrf: bool = True, **kwargs) -> TestResponse:
+        url = str(args[0] if args else kwargs.get("path", "/"))
+        data = kwargs.get("data")
+        if csrf and not url.startswith("/api/") and (data is None or isinstance(data, dict)):
+            kwargs["data"] = {"csrf_token": self.csrf_token(), **(data or {})}
+        return super().post(*args, **kwargs)
+
+    def csrf_token(self) -> str:
+        raw = self._session_token()
+        if self._token is None or raw is None or raw != self._token[0]:
+            match = CSRF_META.search(self.get("/me").text)
+            assert match, "the page has no <meta name=\"csrf-token\">"
+            self._token = (self._session_token(), match.group(1))
+        return self._token[1]
+
+    def _session_token(self) -> str | None:
+        with self.session_transaction() as session:
+            return session.get("csrf_token")
+
+
 @pytest.fixture
 def app(tmp_path, questions_dir):
-    return create_app({"TESTING": True, "DATABASE": str(tmp_path / "test.sqlite"),
-                       "QUESTIONS_DIR": str(questions_dir)})
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "test.sqlite"),
+                      "QUESTIONS_DIR": str(questions_dir)})
+    app.test_client_class = BrowserClient
+    return app
 
 
 @pytest.fixture

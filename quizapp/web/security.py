@@ -1,0 +1,121 @@
+"""What the app tells browsers to refuse, and what it refuses itself.
+
+- A request that changes state (POST, PUT, PATCH, DELETE) from another site is refused with
+  403: the browser says so (``Sec-Fetch-Site``), or its ``Origin`` is not this server's.
+- A form post must carry the CSRF token (Flask-WTF's ``CSRFProtect``): each
+  ``<form method="post">`` holds ``<input type="hidden" name="csrf_token" value="{{ csrf_token() }}">``
+  and a script may send it as the ``X-CSRFToken`` header (``<meta name="csrf-token">``). Missing
+  or wrong, the post is a 400 and nothing is done.
+- JSON endpoints (``/api/...``) need no token: their body must be ``application/json``,
+  which no form on another site can send, and the origin check above still applies.
+- Behind a reverse proxy (``BEHIND_PROXY``, ``serve --behind-proxy``) the scheme, host and
+  client address are the proxy's ``X-Forwarded-*``: the origin check compares with the
+  address the reader used, and Flask-WTF checks the Referer of an HTTPS post.
+- Every response carries a Content-Security-Policy with no inline script or style (so
+  templates keep script and style in ``static/``), cannot be framed, is not sniffed, and
+  sends no address to other sites.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from flask import Flask, Response, abort, current_app, request
+from flask_wtf.csrf import CSRFError, CSRFProtect
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+csrf = CSRFProtect()
+
+# Requests that may change state; GET and HEAD never do here.
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# What Sec-Fetch-Site says when the request comes from this origin, or from the user (typed, bookmarked).
+OWN_SITES = frozenset({"same-origin", "none"})
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+# Scripts and styles from static/ only; data: for the empty favicon; forms post to this app only.
+CONTENT_SECURITY_POLICY = "; ".join((
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+))
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    # frame-ancestors for browsers that predate it.
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    # A card's URL holds the reader's scenario; other sites need not see it.
+    "Referrer-Policy": "same-origin",
+}
+
+
+def add_security_headers(response: Response) -> Response:
+    """Each header unless the view set its own."""
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
+    return response
+
+
+def check_request() -> None:
+    """Refuse a state-changing request from another site, and a form post without its token."""
+    if request.method not in UNSAFE_METHODS or request.endpoint is None:
+        return  # nothing to protect, or a 404/405 on its way
+    refuse_other_sites()
+    if request.path.startswith("/api/"):
+        require_json_body()
+    elif current_app.config["WTF_CSRF_ENABLED"]:
+        try:
+            csrf.protect()
+        except CSRFError as error:
+            error.description = f"{error.description} Reload the page and send the form again."
+            raise
+
+
+def refuse_other_sites() -> None:
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None and site not in OWN_SITES:
+        abort(403, description=f"Refused: this request came from another site (Sec-Fetch-Site: {site}).")
+    origin = request.headers.get("Origin")
+    if origin is not None and _origin(origin) != _origin(request.host_url):
+        # Behind a proxy whose X-Forwarded-Proto and -Host are not trusted, every origin looks
+        # foreign: the operator who sees this needs the hint.
+        abort(403, description=f"Refused: this request came from another site ({origin}), "
+                               f"not from {request.host_url.rstrip('/')}. (Is this server behind a "
+                               f"reverse proxy? Then serve it with --behind-proxy.)")
+
+
+def require_json_body() -> None:
+    """A body a cross-site form can send (text/plain, a form) is not JSON here, whatever it holds."""
+    has_body = bool(request.content_length) or "chunked" in request.headers.get("Transfer-Encoding", "")
+    if has_body and not request.is_json:
+        abort(400, description=f"the request body must be a JSON object sent as application/json, "
+                               f"not {request.mimetype or 'untyped'}")
+
+
+def _origin(url: str) -> tuple[str, str, int] | None:
+    """(scheme, host, port) with the default port filled in; None for "null" or anything unparsable."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port or DEFAULT_PORTS.get(parts.scheme.lower())
+    except ValueError:
+        return None
+    if not parts.scheme or not parts.hostname:
+        return None
+    return parts.scheme.lower(), parts.hostname.lower(), port
+
+
+def init_app(app: Flask) -> None:
+    proxies = int(app.config["BEHIND_PROXY"])
+    if proxies:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies, x_port=proxies)
+    # The token never expires within a session: a card page left open for a day still reveals.
+    app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
+    # Checked in check_request, which exempts /api/ by path, so an API added later is covered too.
+    app.config["WTF_CSRF_CHECK_DEFAULT"] = False
+    csrf.init_app(app)
+    app.before_request(check_request)
+    app.after_request(add_security_headers)

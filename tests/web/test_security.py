@@ -1,0 +1,276 @@
+"""What a browser is told and refused: security headers, CSRF tokens, cross-site requests, and the same behind a proxy."""
+
+import re
+from io import BytesIO
+
+import pytest
+
+from quizapp import ROOT, create_app
+
+from .conftest import BrowserClient
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+
+
+class TestHeaders:
+    @pytest.fixture(params=["/", "/cards/kv-pool-users", "/me", "/cards/nope", "/static/app.js",
+                            "/api/models", "/api/nope"])
+    def response(self, request, client):
+        return client.get(request.param)
+
+    def test_a_content_security_policy_allows_no_inline_script_or_style(self, response):
+        assert response.headers["Content-Security-Policy"] == CSP
+
+    def test_the_app_cannot_be_framed(self, response):
+        assert response.headers["X-Frame-Options"] == "DENY"
+        assert "frame-ancestors 'none'" in response.headers["Content-Security-Policy"]
+
+    def test_content_types_are_not_sniffed(self, response):
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+
+    def test_no_address_leaves_for_another_site(self, response):
+        assert response.headers["Referrer-Policy"] == "same-origin"
+
+    def test_an_api_post_has_them_too(self, client):
+        response = client.post("/api/calc", json={"model": "Qwen/Qwen3-8B", "pool_tokens": 24096})
+        assert response.status_code == 200
+        assert response.headers["Content-Security-Policy"] == CSP
+        assert response.headers["X-Frame-Options"] == "DENY"
+
+
+@pytest.mark.parametrize("template", ["base.html", "card.html", "cards/_parts.html", "me.html", "bank.html",
+                                      "progress.html", "author.html", "practice_done.html", "error.html"])
+def test_templates_hold_no_inline_script_style_or_event_handler(template):
+    """The policy would block them: script and style come from static/ only."""
+    text = (ROOT / "templates" / template).read_text(encoding="utf-8")
+    assert not re.search(r"<script(?![^>]*\bsrc=)", text), "inline <script>"
+    assert "<style" not in text and not re.search(r"\sstyle=", text), "inline style"
+    assert not re.search(r"\son[a-z]+\s*=", text), "event handler attribute"
+    assert "javascript:" not in text
+
+
+# Every form that changes state, as (route, URL, a form that succeeds with the token).
+FORMS = [
+    ("/cards/<card_id>/reveal/<stage>", "/cards/kv-pool-users/reveal/short", {"answer": "37 users"}),
+    ("/cards/<card_id>/followup/<int:number>", "/cards/kv-pool-users/followup/1", {"value": "knew"}),
+    ("/cards/<card_id>/grade", "/cards/kv-pool-users/grade", {"rating": "good"}),
+    ("/cards/<card_id>/reset", "/cards/kv-pool-users/reset", {}),
+    ("/me/name", "/me/name", {"display_name": "Mallory"}),
+    ("/me/switch", "/me/switch", {"learner_id": "0" * 32}),
+    ("/me/new", "/me/new", {}),
+    ("/me/forget", "/me/forget", {"confirm": "forget"}),
+    ("/me/import", "/me/import", {"file": "an export"}),
+]
+
+
+def form_data(client, form: dict) -> dict:
+    if form.get("file") == "an export":
+        return {"file": (BytesIO(client.get("/me/export").data), "p.json")}
+    return dict(form)
+
+
+@pytest.fixture
+def learner_with_history(client, reader):
+    """A learner who has opened, answered and graded a card, and named themselves."""
+    reader.answer("37 users")
+    reader.grade("good")
+    client.post("/me/name", data={"display_name": "Ada"})
+    return client
+
+
+def stored(client) -> tuple:
+    """Who the cookie names, and everything stored about them."""
+    with client.session_transaction() as session:
+        learner = session.get("learner_id")
+    return learner, client.get("/me/export").get_json()
+
+
+def test_every_form_route_that_changes_state_is_listed_here(app):
+    """A new POST route outside /api/ needs a form with {{ csrf_token() }} and an entry in FORMS."""
+    routes = {rule.rule for rule in app.url_map.iter_rules()
+              if "POST" in rule.methods and not rule.rule.startswith("/api/")}
+    assert routes == {route for route, _url, _form in FORMS}
+
+
+@pytest.mark.parametrize("route, url, form", FORMS, ids=[url for _, url, _ in FORMS])
+class TestFormsNeedTheToken:
+    def test_without_the_token_it_is_refused_and_nothing_changes(self, learner_with_history, route, url, form):
+        client = learner_with_history
+        before = stored(client)
+        response = client.post(url, data=form_data(client, form), csrf=False)
+        assert response.status_code == 400
+        assert "CSRF token is missing" in response.text
+        assert stored(client) == before
+
+    def test_a_wrong_token_is_refused(self, learner_with_history, route, url, form):
+        client = learner_with_history
+        before = stored(client)
+        response = client.post(url, data={**form_data(client, form), "csrf_token": "forged"}, csrf=False)
+        assert response.status_code == 400
+        assert stored(client) == before
+
+    def test_another_learners_token_is_refused(self, learner_with_history, app, route, url, form):
+        other = app.test_client()
+        response = learner_with_history.post(url, data={**form_data(learner_with_history, form),
+                                                        "csrf_token": other.csrf_token()}, csrf=False)
+        assert response.status_code == 400
+
+    def test_with_the_token_it_is_done(self, learner_with_history, route, url, form):
+        client = learner_with_history
+        response = client.post(url, data=form_data(client, form))
+        assert response.status_code == 303, response.text[:300]
+
+
+def test_every_page_form_carries_the_token(client, reader):
+    """Each <form method="post"> on the pages holds the hidden field, right after its opening tag."""
+    reader.open()
+    reader.reveal("full")
+    pages = [reader.open().text, client.get("/me").text]
+    forms = [form for page in pages for form in re.findall(r'<form[^>]*method="post"[^>]*>\s*<input[^>]*>', page)]
+    assert len(forms) == len(re.findall(r'<form[^>]*method="post"', "".join(pages))) >= 8
+    assert all('name="csrf_token"' in form for form in forms)
+
+
+def test_a_revealed_fragment_carries_the_token_in_its_forms(client, reader):
+    reader.open()
+    data = client.post("/cards/kv-pool-users/reveal/short", headers={"Accept": "application/json"}).get_json()
+    stage = data["stages"]["full"]
+    assert 'name="csrf_token"' in stage and client.csrf_token() in stage
+
+
+class TestCrossSiteForget:
+    """M1: a page on another port of the same host auto-submitted /me/forget and deleted a learner's data."""
+
+    def test_without_a_token_it_deletes_nothing(self, learner_with_history):
+        client = learner_with_history
+        before = stored(client)
+        response = client.post("/me/forget", data={"confirm": "forget"}, csrf=False,
+                               headers={"Origin": "http://localhost:8666", "Sec-Fetch-Site": "same-site"})
+        assert response.status_code in (400, 403)
+        assert stored(client) == before
+        assert before[1]["review_log"] and before[1]["learner"]["display_name"] == "Ada"
+
+    @pytest.mark.parametrize("origin", ["http://localhost:8666", "https://localhost",
+                                        "http://evil.example", "null"])
+    def test_from_another_origin_it_is_refused_even_with_a_token(self, learner_with_history, origin):
+        client = learner_with_history
+        before = stored(client)
+        response = client.post("/me/forget", data={"confirm": "forget"}, headers={"Origin": origin})
+        assert response.status_code == 403
+        assert "another site" in response.text
+        assert stored(client) == before
+
+    @pytest.mark.parametrize("site", ["cross-site", "same-site"])
+    def test_a_browser_saying_it_comes_from_another_site_is_refused(self, learner_with_history, site):
+        client = learner_with_history
+        before = stored(client)
+        response = client.post("/me/forget", data={"confirm": "forget"}, headers={"Sec-Fetch-Site": site})
+        assert response.status_code == 403
+        assert stored(client) == before
+
+    def test_from_this_origin_it_is_done(self, learner_with_history):
+        client = learner_with_history
+        response = client.post("/me/forget", data={"confirm": "forget"},
+                               headers={"Origin": "http://localhost", "Sec-Fetch-Site": "same-origin"})
+        assert response.status_code == 303
+        assert stored(client)[1]["review_log"] == []
+
+
+class TestImportBody:
+    def test_a_text_plain_body_is_refused_even_with_the_token(self, learner_with_history):
+        client = learner_with_history
+        exported = client.get("/me/export").data
+        client.post("/me/forget", data={"confirm": "forget"})
+        response = client.post("/me/import", data=exported, content_type="text/plain",
+                               headers={"X-CSRFToken": client.csrf_token()})
+        assert response.status_code == 415
+        assert stored(client)[1]["review_log"] == []
+
+    def test_a_text_plain_body_without_the_token_is_refused(self, learner_with_history):
+        client = learner_with_history
+        response = client.post("/me/import", data=b'{"format": "x"}', content_type="text/plain", csrf=False)
+        assert response.status_code in (400, 415)
+
+    def test_a_json_body_with_the_token_header_is_imported(self, learner_with_history):
+        client = learner_with_history
+        exported = client.get("/me/export").data
+        client.post("/me/forget", data={"confirm": "forget"})
+        response = client.post("/me/import", data=exported, content_type="application/json",
+                               headers={"X-CSRFToken": client.csrf_token()}, follow_redirects=True)
+        assert "Imported" in response.text
+        assert len(stored(client)[1]["review_log"]) == 1
+
+
+EVENT = {"event_id": "evt-cross-0001", "card_id": "kv-pool-users", "kind": "reveal", "stage": "short"}
+
+
+class TestJsonApi:
+    """JSON endpoints need no form token, and refuse what another site's page can send."""
+
+    @pytest.mark.parametrize("headers", [
+        {"Origin": "http://localhost:8666"}, {"Origin": "null"}, {"Origin": "https://localhost"},
+        {"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-site"},
+    ], ids=["other-port", "null", "other-scheme", "cross-site", "same-site"])
+    @pytest.mark.parametrize("path, body", [("/api/progress/events", EVENT),
+                                            ("/api/calc", {"model": "Qwen/Qwen3-8B", "pool_tokens": 24096})])
+    def test_a_request_from_another_site_is_refused(self, client, path, body, headers):
+        response = client.post(path, json=body, headers=headers)
+        assert response.status_code == 403
+        assert response.get_json()["error"]
+        assert client.get("/api/progress").get_json()["cards_seen"] == 0
+
+    @pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded",
+                                              "multipart/form-data; boundary=x"])
+    def test_a_body_a_form_can_send_is_refused(self, client, content_type):
+        import json
+        response = client.post("/api/progress/events", data=json.dumps(EVENT), content_type=content_type)
+        assert response.status_code == 400
+        assert "application/json" in response.get_json()["error"]
+        assert client.get("/api/progress").get_json()["cards_seen"] == 0
+
+    @pytest.mark.parametrize("headers", [{}, {"Origin": "http://localhost", "Sec-Fetch-Site": "same-origin"},
+                                         {"Sec-Fetch-Site": "none"}],
+                             ids=["a-script", "this-page", "typed-by-the-user"])
+    def test_this_origin_and_scripts_need_no_token(self, client, headers):
+        response = client.post("/api/progress/events", json=EVENT, headers=headers)
+        assert response.status_code == 201
+
+    def test_the_origin_is_compared_with_the_host_asked_for(self, client):
+        response = client.post("/api/progress/events", json=EVENT, base_url="http://quiz.example:8080",
+                               headers={"Origin": "http://quiz.example:8080"})
+        assert response.status_code == 201
+
+
+class TestBehindAProxy:
+    """TLS ends at a proxy that forwards to http://127.0.0.1:5000 with X-Forwarded-Proto and -Host."""
+
+    PROXIED = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "quiz.example"}
+    BROWSER = {"Origin": "https://quiz.example", "Referer": "https://quiz.example/me",
+               "Sec-Fetch-Site": "same-origin"}
+
+    def proxied_client(self, tmp_path, questions_dir, **settings):
+        app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"),
+                          "QUESTIONS_DIR": str(questions_dir), **settings})
+        app.test_client_class = BrowserClient
+        client = app.test_client()
+        client.environ_base.update({"HTTP_" + k.upper().replace("-", "_"): v for k, v in self.PROXIED.items()})
+        client.environ_base["HTTP_HOST"] = "127.0.0.1:5000"
+        return client
+
+    def test_a_form_posted_through_the_proxy_is_done(self, tmp_path, questions_dir):
+        client = self.proxied_client(tmp_path, questions_dir, BEHIND_PROXY=1)
+        response = client.post("/me/name", data={"display_name": "Ada"}, headers=self.BROWSER)
+        assert response.status_code == 303
+        assert client.get("/me/export").get_json()["learner"]["display_name"] == "Ada"
+
+    def test_an_https_post_needs_a_referer_from_this_site(self, tmp_path, questions_dir):
+        client = self.proxied_client(tmp_path, questions_dir, BEHIND_PROXY=1)
+        headers = {**self.BROWSER, "Referer": "https://evil.example/"}
+        assert client.post("/me/name", data={"display_name": "Mallory"}, headers=headers).status_code == 400
+
+    def test_without_behind_proxy_the_post_looks_cross_site_and_says_what_to_do(self, tmp_path, questions_dir):
+        client = self.proxied_client(tmp_path, questions_dir)
+        response = client.post("/me/name", data={"display_name": "Ada"}, headers=self.BROWSER)
+        assert response.status_code == 403
+        assert "--behind-proxy" in response.text
