@@ -73,11 +73,16 @@ def fixed(x, decimals: int = 2) -> str:
 
 
 def percent(x, decimals: int = 1) -> str:
-    """0.995 -> '99.5%'."""
-    return f"{x * 100:.{decimals}f}%"
+    """0.995 -> '99.5%', 0.9 -> '90%' (no trailing zeros)."""
+    return f"{_trim(x * 100, decimals)}%"
 
 
 # The names cards use as Jinja filters; AUTHORING.md documents each one.
+def billions(n) -> str:
+    """30532122624 -> '30.5 billion' (parameter counts in prose)."""
+    return f"{_trim(n / 1e9, 1)} billion"
+
+
 FILTERS = {
     "commas": commas,
     "kib": kib,
@@ -88,6 +93,7 @@ FILTERS = {
     "x": conc,
     "tokens": tokens,
     "millions": millions,
+    "billions": billions,
     "fixed": fixed,
     "percent": percent,
 }

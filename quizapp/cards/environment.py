@@ -32,10 +32,12 @@ def dtype(name: str) -> str:
     return DTYPE_NAMES.get(str(name), str(name))
 
 
-def plural(n, noun: str, plural_noun: str | None = None) -> str:
-    """37 -> '37 users', 1 -> '1 user', 1506 -> '1,506 blocks' (``plural("user")``)."""
+def plural(n, noun: str, plural_noun: str | None = None, spelled: bool = False) -> str:
+    """37 -> '37 users', 1 -> '1 user', 1506 -> '1,506 blocks' (``plural("user")``);
+    with ``spelled=True`` small counts are words: 'three users', 'one user'."""
     many = plural_noun or f"{noun}s"
-    return f"{fmt.commas(n)} {noun if n == 1 else many}"
+    count = words(n) if spelled else fmt.commas(n)
+    return f"{count} {noun if n == 1 else many}"
 
 
 def measured_text(text, where: str) -> str:

@@ -63,9 +63,12 @@ class Scenario:
 
     @property
     def pool_rule(self) -> str | None:
-        """Which rule sizes the pool: ``tokens``, ``bytes`` or ``fraction`` (None: no pool)."""
+        """Which rule sizes the pool: ``tokens``, ``bytes`` or ``fraction`` (None: no pool).
+
+        A pool measured in tokens that keeps its bytes under another model (``held``) is
+        still sized by the measured tokens."""
         inputs = self.inputs
-        if inputs.pool_tokens is not None:
+        if inputs.pool_tokens is not None or self.held:
             return "tokens"
         if inputs.kv_cache_memory_bytes is not None:
             return "bytes"

@@ -23,15 +23,15 @@ STAGE_TEXT = {
     "short": ["real users hold", "the pool of 24,096 tokens fits", "37 users with 640 tokens each"],
     "full": ["Bytes for one token", "144 KiB", "96 KiB", "From bytes to users",
              "GPU KV cache size: 24,096 tokens, Maximum concurrency for 8,192 tokens per request: 2.94x"],
-    "followup-1": ["It waits in the queue."],
+    "followup-1": ["waits in the queue", "vLLM preempts the most"],
     "followup-2": ["It has fewer KV heads"],
     "followup-3": ["Read the memory line and the pool line in the startup log"],
     "followup-4": ["A possible loss of quality"],
     "wrong": ["Divide the GPU memory by the model size.",
               "The weights are only one part.",
               "The maximum concurrency in the log is the user limit."],
-    "taught": ["The memory section of vLLM 101 counts the pool", "vLLM 101, the memory section",
-               "The KV cache lesson"],
+    "taught": ["The memory section of vLLM 101 counts the pool", "vLLM documentation: Conserving memory",
+               "vLLM documentation: Paged attention (design)"],
 }
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
