@@ -14,6 +14,8 @@ from flask import current_app, request, url_for
 
 from ..calc import KV_CACHE_DTYPES, CalcError, model_ids
 from ..cards import CardError, card_view, overrides_from_query, resolve_scenario
+from ..cards.environment import dtype
+from ..progress.answers import GRADED, VERDICTS, display, grade_card_answer, unit_label
 from ..progress.events import current_attempt
 from .storage import get_db, learner_id
 
@@ -67,7 +69,7 @@ def page_context(card, scenario, error, revealed: list[str] | None = None):
         "card": card, "view": view, "scenario": scenario, "error": error, "query": query,
         "controls": controls(card, scenario), "next_variant_url": next_variant_url,
         "variant_name": card.variants[scenario.variant].name if scenario.variant is not None else None,
-        "attempt": attempt, "preview": False,
+        "attempt": attempt, "preview": False, "answer": answer_view(card, scenario, attempt),
     }
 
 
@@ -117,7 +119,8 @@ def fragment_json(context: dict, focus: str | None = None) -> dict:
         "url": card_url(card, context["scenario"]),
         "query": context["query"],
         "question": view.question_html,
-        "stages": {s.name: render.stage(card, s, context["query"], context["attempt"], context["preview"])
+        "stages": {s.name: render.stage(card, s, context["query"], context["attempt"], context["preview"],
+                                        context["answer"])
                    for s in view.stages},
         "revealed": [s.name for s in view.stages if s.revealed],
         "derivations": render.derivations(view),
@@ -128,6 +131,76 @@ def fragment_json(context: dict, focus: str | None = None) -> dict:
         "focus": focus,
         "announce": _announcement(context),
     }
+
+
+def scenario_label(scenario) -> str:
+    """A scenario as a verdict names it: "Qwen3-8B on the L4", "Llama-3.1-8B-Instruct with the KV
+    cache in FP8 on the L4", "Llama-3.1-70B-Instruct at tensor parallel size 4"."""
+    inputs = scenario.inputs
+    words = [(inputs.model or "the card's model").rpartition("/")[2]]
+    if inputs.kv_cache_dtype and inputs.kv_cache_dtype != "auto":
+        words.append(f"with the KV cache in {dtype(inputs.kv_cache_dtype)}")
+    if inputs.tensor_parallel_size and inputs.tensor_parallel_size > 1:
+        words.append(f"at tensor parallel size {inputs.tensor_parallel_size}")
+    if scenario.gpu_name:
+        words.append(f"on the {scenario.gpu_name}")
+    return " ".join(words)
+
+
+def checked_answer(card, scenario, typed: str, working: str) -> dict:
+    """What an answer event stores, typed before the short answer is seen: the verdict and why,
+    and when it was graded the expected value, its arithmetic, the mistake it matches and the
+    scenario it was checked for (its label and key). ``working`` is kept, never graded."""
+    grade = grade_card_answer(card.answer, scenario.result.values, typed) if card.answer and typed.strip() else None
+    if grade is not None:
+        detail = grade.stored()
+        if grade.verdict in GRADED:
+            detail.update(checked_for=scenario_label(scenario), scenario_key=scenario.key)
+    elif card.answer and typed.strip():
+        detail = {"message": f"Not checked: the answer cannot be worked out for {scenario_label(scenario)}."}
+    elif card.answer:
+        detail = {"message": "No number in the answer box, so nothing was checked."}
+    else:
+        detail = {}
+    if working.strip():
+        detail["working"] = working
+    return detail
+
+
+# How the page says each verdict after "checked for …:".
+VERDICT_WORDS = {"right": "right", "close": "close", "wrong": "wrong", "mistake": "a known mistake"}
+
+
+def answer_view(card, scenario, attempt) -> dict:
+    """The answer box and the verdict as the page shows them: the unit beside the box, what was
+    typed, and the verdict named with the scenario it was checked for, plus this scenario's
+    answer when the reader has changed the scenario since."""
+    values = scenario.result.values
+    expected = values.get(card.answer["value"]) if card.answer else None
+    feedback = attempt.feedback if isinstance(attempt.feedback, dict) else {}
+    view = {"number": card.answer is not None, "unit": unit_label(expected) if expected else "",
+            "typed": attempt.answer or "", "working": feedback.get("working") or "", "verdict": None}
+    verdict = feedback.get("verdict")
+    if not feedback.get("message") or not isinstance(verdict, (str, type(None))):
+        return view
+    view.update(verdict=verdict if verdict in VERDICTS else "none", message=feedback["message"],
+                derivation=feedback.get("derivation"))
+    if verdict in VERDICT_WORDS and feedback.get("checked_for"):
+        headline = f"Checked for {feedback['checked_for']}: {VERDICT_WORDS[verdict]}"
+        if feedback.get("scenario_key") != scenario.key:
+            headline += _for_this_scenario(feedback["checked_for"], scenario, expected)
+        view["headline"] = headline + "."
+    elif verdict not in VERDICT_WORDS:
+        view["headline"] = "Not checked"
+    return view
+
+
+def _for_this_scenario(checked_for: str, scenario, expected) -> str:
+    now = scenario_label(scenario)
+    named = "this scenario" if now == checked_for else f"this scenario ({now})"
+    if expected is None:
+        return f"; {named} has no answer to compare"
+    return f"; for {named} the answer is {display(expected)}"
 
 
 def _announcement(context) -> str:
