@@ -151,19 +151,21 @@ def checked_answer(card, scenario, typed: str, working: str) -> dict:
     """What an answer event stores, typed before the short answer is seen: the verdict and why,
     and when it was graded the expected value, its arithmetic, the mistake it matches and the
     scenario it was checked for (its label and key). ``working`` is kept, never graded."""
-    grade = grade_card_answer(card.answer, scenario.result.values, typed) if card.answer and typed.strip() else None
-    if grade is not None:
-        detail = grade.stored()
-        if grade.verdict in GRADED:
-            detail.update(checked_for=scenario_label(scenario), scenario_key=scenario.key)
-    elif card.answer and typed.strip():
-        detail = {"message": f"Not checked: the answer cannot be worked out for {scenario_label(scenario)}."}
-    elif card.answer:
-        detail = {"message": "No number in the answer box, so nothing was checked."}
-    else:
-        detail = {}
+    detail = _checked_number(card, scenario, typed) if card.answer else {}
     if working.strip():
         detail["working"] = working
+    return detail
+
+
+def _checked_number(card, scenario, typed: str) -> dict:
+    if not typed.strip():
+        return {"message": "No number in the answer box, so nothing was checked."}
+    grade = grade_card_answer(card.answer, scenario.result.values, typed)
+    if grade is None:
+        return {"message": f"Not checked: the answer cannot be worked out for {scenario_label(scenario)}."}
+    detail = grade.stored()
+    if grade.verdict in GRADED:
+        detail.update(checked_for=scenario_label(scenario), scenario_key=scenario.key)
     return detail
 
 
@@ -181,7 +183,7 @@ def answer_view(card, scenario, attempt) -> dict:
     view = {"number": card.answer is not None, "unit": unit_label(expected) if expected else "",
             "typed": attempt.answer or "", "working": feedback.get("working") or "", "verdict": None}
     verdict = feedback.get("verdict")
-    if not feedback.get("message") or not isinstance(verdict, (str, type(None))):
+    if not feedback.get("message") or not isinstance(verdict, (str, type(None))):  # an imported file's oddity
         return view
     view.update(verdict=verdict if verdict in VERDICTS else "none", message=feedback["message"],
                 derivation=feedback.get("derivation"))
