@@ -70,10 +70,8 @@
   function apply(data, options) {
     showError(data.error);
     document.getElementById("question-text").innerHTML = data.question;
-    // A half-typed answer survives a recalculation (its section is replaced).
-    const typing = document.getElementById("answer");
-    const typed = typing ? typing.value : null;
-    const typingHadFocus = typing && document.activeElement === typing;
+    // A half-typed answer and working survive a recalculation (their section is replaced).
+    const typing = keepTyping(["answer", "working"]);
     for (const [name, html] of Object.entries(data.stages)) {
       const section = replaceOuter("stage-" + name, html);
       if (section) {
@@ -81,11 +79,7 @@
         bindFollowupMark(section.querySelector("form.followup-mark"));
       }
     }
-    const answerBox = document.getElementById("answer");
-    if (answerBox && typed !== null) {
-      answerBox.value = typed;
-      if (typingHadFocus) answerBox.focus();
-    }
+    typing.restore();
     document.getElementById("derivations").innerHTML = data.derivations;
     document.getElementById("held").innerHTML = data.held;
     // The controls are redrawn when the scenario's shape changes (a variant, the pool's rule,
@@ -101,13 +95,47 @@
     say(data.announce);
   }
 
+  // The values of the answer boxes with these ids, and where the focus was: restore() puts
+  // them back into the boxes that replaced them.
+  function keepTyping(ids) {
+    const kept = ids.map((id) => {
+      const box = document.getElementById(id);
+      return { id: id, value: box ? box.value : null, focused: !!box && document.activeElement === box };
+    });
+    return {
+      restore() {
+        for (const { id, value, focused } of kept) {
+          const box = document.getElementById(id);
+          if (!box || value === null) continue;
+          box.value = value;
+          if (focused) box.focus();
+        }
+      },
+    };
+  }
+
   // A card fragment answers 400 with the card's own scenario and an error; anything else
-  // that is not a fragment (404, 500, a proxy's page) is a failure the caller falls back on.
+  // that is not a fragment (404, 409, 500, a proxy's page) is a failure the caller handles.
   async function fetchJSON(url, init) {
     const response = await fetch(url, Object.assign({ headers: { Accept: "application/json" } }, init || {}));
     const data = await response.json();
-    if (!data || !data.stages) throw new Error((data && data.error) || "HTTP " + response.status);
+    if (!data || !data.stages) {
+      const failure = new Error((data && data.error) || "HTTP " + response.status);
+      failure.status = response.status;
+      throw failure;
+    }
     return data;
+  }
+
+  // A reveal the server refuses (409: a stage opened out of order) says why beside its button.
+  function showRefusal(form, message) {
+    let note = form.querySelector(".refused");
+    if (!note) {
+      note = Object.assign(document.createElement("p"), { className: "notice error refused" });
+      note.setAttribute("role", "alert");
+      form.appendChild(note);
+    }
+    note.textContent = message;
   }
 
   function bindReveal(form) {
@@ -121,7 +149,8 @@
         const data = await fetchJSON(action, { method: "POST", body: new FormData(form) });
         apply(data, { force: true });
       } catch (err) {
-        form.submit();
+        if (err.status === 409) showRefusal(form, err.message);
+        else form.submit();
       }
     });
   }

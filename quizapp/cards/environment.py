@@ -54,7 +54,7 @@ CARD_FUNCTIONS = ("calc", "measured", "derivation")
 PROSE_NAMES = {
     "attention": "the model's attention kind: uniform, mla, sliding or linear (none for a measured figure)",
     "own_scenario": "true in the card's own scenario: no variant, nothing changed by the reader",
-    "gpu_name": "the GPU as prose names it (L4 24GB, H100 80GB SXM), never its catalog id",
+    "gpu_name": "the GPU as prose names it (L4, H100 80GB HBM3, RTX 4090), never its catalog id",
     "pool_rule": "the rule that sizes the pool: tokens (measured), bytes (a pin) or fraction (of a GPU)",
     "refused": "true when vLLM would refuse to start in this scenario (cards with space.refusals)",
     "refusal_check": "which check refuses: max_model_len_within_model, one_request_fits or free_memory",

@@ -55,6 +55,7 @@ class Scenario:
     overrides: dict = field(default_factory=dict)  # the reader's changes; None unsets an input
     held: list[str] = field(default_factory=list)  # what stays fixed, in words
     pool_rule_asked: str | None = None  # ?pool_rule=, kept in the URL
+    stated_pool_tokens: int | None = None  # the measured pool in tokens this pool keeps the bytes of
 
     @property
     def own(self) -> bool:
@@ -84,11 +85,11 @@ class Scenario:
 
     @property
     def gpu_name(self) -> str | None:
-        """The GPU as prose names it: 'L4 24GB', 'H100 80GB SXM' (never a catalog id)."""
+        """The GPU as prose names it: 'L4', 'H100 80GB HBM3', 'RTX 4090' (never a catalog id)."""
         if not self.inputs.gpu:
             return None
-        gpu = load_gpu(self.inputs.gpu)
-        return gpu.get("display_name") or gpu["name"].removeprefix("NVIDIA ").strip()
+        name = load_gpu(self.inputs.gpu)["name"]
+        return re.sub(r"^NVIDIA |GeForce |\s*\(.*\)$", "", name).strip()
 
     def context(self) -> dict:
         """The names a card's expressions see: every input, every derived value, and the names
@@ -190,7 +191,8 @@ def resolve_scenario(card: Card, variant: int | None, overrides: dict, pool_rule
     merged, reader_held = apply_changes(chosen, changes)
     inputs = parse_inputs(merged)
     key, result = compute(inputs)
-    scenario = Scenario(inputs, key, result, variant, changes, (reader_held or held), pool_rule)
+    stated = changes["pool_tokens"] if "pool_tokens" in changes else chosen.get("pool_tokens")
+    scenario = Scenario(inputs, key, result, variant, changes, (reader_held or held), pool_rule, stated)
     refusal = scenario.refusal
     if refusal and changes and not (card.space and card.space.refusals):
         raise Refused(refusal["check"], refusal["message"], _refusal_field(refusal, changes))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..calc import VALUES
 from .render import render_piece
+from .stage_order import available_stages, needed_name, shown_stages
 
 if TYPE_CHECKING:
     from .card import Card
@@ -22,6 +23,8 @@ class StageView:
     name: str
     label: str  # the reveal button's words
     revealed: bool
+    available: bool = False  # its reveal button may be shown (cards/stage_order.py)
+    waits_for: str | None = None  # what it opens after, while it may not: "the full answer"
     html: str | None = None  # only when revealed
     level: str | None = None  # follow-ups
     level_label: str | None = None
@@ -42,18 +45,25 @@ class CardView:
 
 
 def card_view(card: Card, scenario: Scenario, revealed: set[str]) -> CardView:
-    """The card as this reader may see it, with ``revealed`` stages rendered and nothing else."""
+    """The card as this reader may see it, with ``revealed`` stages rendered and nothing else.
+
+    A stage revealed out of order stays closed until the stage it needs is shown (stage_order).
+    """
+    revealed = shown_stages(card, revealed)
+    available = set(available_stages(card, revealed))
     used_names: set[str] = set()
     others: list[tuple[str, str, str]] = []
     question = render_piece(card, "question", scenario)
     stages = []
     follow_ups = {f"followup-{f.number}": f for f in card.follow_ups}
     for stage in card.stages:
-        view = StageView(stage.name, stage.label, stage.name in revealed)
+        view = StageView(stage.name, stage.label, stage.name in revealed, stage.name in available)
+        if not (view.revealed or view.available):
+            view.waits_for = needed_name(stage.name)
         follow_up = follow_ups.get(stage.name)
         if follow_up:
             view.level, view.level_label = follow_up.level, follow_up.label
-            if view.revealed or "full" in revealed:
+            if view.revealed or view.available:  # the question opens with the full answer
                 view.question_html = render_piece(card, follow_up.question, scenario).html
         if view.revealed:
             rendered = [render_piece(card, key, scenario) for key in stage.pieces]

@@ -6,13 +6,15 @@ from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from ..calc import CalcError
+from ..cards import OutOfOrder
 from ..progress.events import EventError
 from ..progress.scheduling import RATINGS
 from . import api, author, learner, practice, security, storage
 
 # Errors that name the input at fault (each has .message, .field and .to_json()), with the title
-# of the page a browser gets. An error type may set .status (409 for a reused event id); else 400.
-INPUT_ERRORS = {CalcError: "Not calculated", EventError: "Not stored"}
+# of the page a browser gets. An error type may set .status (409 for a reused event id or a
+# stage revealed out of order); else 400.
+INPUT_ERRORS = {CalcError: "Not calculated", EventError: "Not stored", OutOfOrder: "Not yet"}
 
 
 def wants_json() -> bool:

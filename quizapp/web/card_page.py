@@ -14,6 +14,7 @@ from flask import current_app, request, url_for
 from ..calc import CalcError
 from ..cards import CardError, Refused, card_view, resolve_scenario, scenario_from_query
 from ..progress.events import current_attempt
+from .answer_box import answer_view
 from .panel import controls, message_for_people
 from .storage import get_db, learner_id
 
@@ -55,7 +56,7 @@ def page_context(card, scenario, error, revealed: list[str] | None = None):
         "controls": controls(card, scenario, error, request.args if error else None),
         "next_variant_url": next_variant_url,
         "variant_name": card.variants[scenario.variant].name if scenario.variant is not None else None,
-        "attempt": attempt, "preview": False,
+        "attempt": attempt, "preview": False, "answer": answer_view(card, scenario, attempt),
     }
 
 
@@ -69,7 +70,8 @@ def fragment_json(context: dict, focus: str | None = None) -> dict:
         "url": card_url(card, context["scenario"]),
         "query": context["query"],
         "question": view.question_html,
-        "stages": {s.name: render.stage(card, s, context["query"], context["attempt"], context["preview"])
+        "stages": {s.name: render.stage(card, s, context["query"], context["attempt"], context["preview"],
+                                        context["answer"])
                    for s in view.stages},
         "revealed": [s.name for s in view.stages if s.revealed],
         "derivations": render.derivations(view),

@@ -88,7 +88,9 @@ def _pool_rows(allowed, scenario) -> list[dict]:
                      "options": rules, "option_labels": RULE_LABELS})
     values, inputs = scenario.result.values, scenario.inputs
     if rule == "tokens" and "pool_tokens" in allowed:
-        rows.append(_row("pool_tokens", inputs.pool_tokens, scenario))
+        # A measured pool that keeps its bytes under another model still shows its measured
+        # tokens, so sending the form unchanged keeps the same memory.
+        rows.append(_row("pool_tokens", inputs.pool_tokens or scenario.stated_pool_tokens, scenario))
     elif rule == "bytes" and "kv_cache_memory_bytes" in allowed:
         rows.append(_row("kv_cache_memory_bytes", inputs.kv_cache_memory_bytes, scenario))
     elif rule == "fraction":

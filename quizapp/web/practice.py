@@ -9,8 +9,9 @@ from datetime import datetime, timezone
 
 from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
 
+from ..cards import check_reveal
 from ..progress import events, scheduling
-from ..progress.answers import grade_answer
+from .answer_box import checked_answer
 from .card_page import card_url, fragment_json, page_context, scenario_from_request
 from .storage import get_bank, get_card, get_db, learner_id, new_event_id
 
@@ -54,14 +55,13 @@ def reveal(card_id, stage):
     if card.stage(stage) is None:
         abort(404, description=f"Card {card_id!r} has no stage {stage!r}; its stages are "
                                f"{', '.join(card.stage_names)}.")
-    scenario, error = scenario_from_request(card)
     attempt = events.current_attempt(get_db(), learner_id(), card.id)
+    # Out of order (a follow-up before the full answer …): 409, and nothing is stored.
+    check_reveal(card, stage, attempt.revealed)
+    scenario, error = scenario_from_request(card)
     event_id = _form_event_id()
-    answer = request.form.get("answer")
-    if answer is not None and answer.strip() and not attempt.revealed:
-        answer = answer[: events.MAX_TEXT]
-        record(card, "answer", scenario, value=answer, detail=_grade(card, scenario, answer),
-               event_id=f"{event_id}-answer")
+    if stage == "short" and "short" not in attempt.revealed:
+        _record_answer(card, scenario, event_id)
     detail = {"elapsed_ms": attempt.elapsed_ms(datetime.now(timezone.utc))} if not attempt.revealed else None
     record(card, "reveal", scenario, stage=stage, detail=detail, event_id=event_id)
     if _wants_fragment():
@@ -143,16 +143,15 @@ def _form_event_id() -> str:
     return raw if events.EVENT_ID.fullmatch(raw) else new_event_id()
 
 
-def _grade(card, scenario, answer: str) -> dict | None:
-    """The typed answer checked against the calculator value the card names, before the reveal."""
-    if not card.answer or card.answer["value"] not in scenario.result.values:
-        return None
-    values = scenario.result.values
-    mistakes = [(m["value"], values[m["value"]], m["says"]) for m in card.answer["mistakes"]
-                if m["value"] in values]
-    result = grade_answer(answer, values[card.answer["value"]], card.answer["tolerance"], mistakes)
-    return {"verdict": result.verdict, "message": result.message, "expected": result.expected_text,
-            "derivation": result.derivation, "mistake": result.mistake}
+def _record_answer(card, scenario, event_id: str) -> None:
+    """The number and the working typed before the short answer is seen, checked now, with its
+    reveal: no other reveal grades or stores an answer, so nothing of the answer is stored
+    before the reader has seen it."""
+    typed = request.form.get("answer", "")[: events.MAX_TEXT].strip()
+    working = request.form.get("working", "")[: events.MAX_TEXT]
+    if typed or working.strip():
+        record(card, "answer", scenario, value=typed, detail=checked_answer(card, scenario, typed, working),
+               event_id=f"{event_id}-answer")
 
 
 def _wants_fragment() -> bool:

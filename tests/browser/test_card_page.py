@@ -229,7 +229,8 @@ def test_reveal_works_without_javascript(new_context) -> None:
     page = context.new_page()
     open_card(page, javascript=False)
     expect(page.locator("#content-short")).to_be_empty()
-    page.fill("#answer", "Roughly 37, since users hold 640 tokens.")
+    page.fill("#answer", "37")
+    page.fill("#working", "Roughly 37, since users hold 640 tokens.")
 
     with page.expect_navigation():
         page.get_by_role("button", name="Show short answer").click()
@@ -238,6 +239,7 @@ def test_reveal_works_without_javascript(new_context) -> None:
     expect(content).to_contain_text("the pool of 24,096 tokens fits")
     expect(content).to_contain_text("37 users with 640 tokens each")
     expect(content.locator(".your-answer")).to_contain_text("Roughly 37, since users hold 640 tokens.")
+    expect(content.locator(".feedback")).to_contain_text("Checked for Qwen3-8B on the L4: right.")
     expect(reveal_button(page, "short")).to_have_attribute("aria-expanded", "true")
     expect(page.locator("#content-full")).to_be_empty()
     # The revealed state is in the cookie: a plain GET of the card still shows it.

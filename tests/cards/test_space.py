@@ -136,10 +136,10 @@ MEASURED = GOOD_CARD.replace("One token takes {{ kv_bytes_per_token | kib }}.",
 
 def test_a_measured_fact_shows_only_in_its_scenario(write_card):
     card = load(write_card(MEASURED))
-    own = card_view(card, resolve_scenario(card, None, {}), {"full"}).stage("full").html
+    own = card_view(card, resolve_scenario(card, None, {}), {"short", "full"}).stage("full").html
     assert 'class="measured"' in own and "The sweep showed 40 running requests." in own
     for scenario in (resolve_scenario(card, 0, {}), resolve_scenario(card, None, {"max_model_len": "4096"})):
-        other = card_view(card, scenario, {"full"}).stage("full").html
+        other = card_view(card, scenario, {"short", "full"}).stage("full").html
         assert "40 running requests" not in other and "Your setup was not measured." in other
 
 

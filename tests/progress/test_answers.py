@@ -1,9 +1,10 @@
-"""Reading and grading typed answers against real calculator values (Qwen3-8B, the seed scenario)."""
+"""Grading typed answers against real calculator values (Qwen3-8B on the L4, the seed scenario)."""
 
 import pytest
 
 from quizapp.calc import Quantity, calculate
-from quizapp.progress.answers import Grade, ParsedAnswer, grade_answer, parse_answer
+from quizapp.progress.answer_reading import ParsedAnswer
+from quizapp.progress.answers import Grade, grade_answer, grade_card_answer, unit_label
 
 GIB = 2**30
 SAYS = "You took the startup concurrency as the user limit; it assumes every user fills max_model_len."
@@ -11,7 +12,7 @@ SAYS = "You took the startup concurrency as the user limit; it assumes every use
 
 @pytest.fixture(scope="module")
 def values():
-    result = calculate({"model": "Qwen/Qwen3-8B", "max_model_len": 8192, "pool_tokens": 24096,
+    result = calculate({"model": "Qwen/Qwen3-8B", "gpu": "L4", "max_model_len": 8192, "pool_tokens": 24096,
                         "prompt_tokens": 512, "output_tokens": 128})
     return result.values
 
@@ -29,89 +30,11 @@ def test_the_scenario_values_are_the_ones_the_tests_assume(values):
     assert values["kv_cache_memory_bytes"].value == 3_553_099_776
 
 
-# ---------------------------------------------------------------- parse_answer
-
-
-@pytest.mark.parametrize("text, value, unit, matched", [
-    ("37", 37, None, "37"),
-    ("about 37 users", 37, "users", "37 users"),
-    ("~37", 37, None, "37"),
-    ("37.", 37, None, "37"),
-    ("3 users", 3, "users", "3 users"),
-    ("37 requests", 37, "users", "37 requests"),
-    ("144 KiB", 147456, "B", "144 KiB"),
-    ("144KiB", 147456, "B", "144KiB"),
-    ("147456 bytes", 147456, "B", "147456 bytes"),
-    ("147,456 B", 147456, "B", "147,456 B"),
-    ("3.3 GiB", 3.3 * GIB, "B", "3.3 GiB"),
-    ("3.3GB", 3.3e9, "B", "3.3GB"),
-    ("12 KB", 12_000, "B", "12 KB"),
-    ("5 MiB", 5 * 2**20, "B", "5 MiB"),
-    ("2 MB", 2_000_000, "B", "2 MB"),
-    ("2 TB", 2e12, "B", "2 TB"),
-    ("1 TiB", 2**40, "B", "1 TiB"),
-    ("1.5M tokens", 1_500_000, "tokens", "1.5M tokens"),
-    ("1.5 million tokens", 1_500_000, "tokens", "1.5 million tokens"),
-    ("24k tokens", 24_000, "tokens", "24k tokens"),
-    ("24 thousand", 24_000, None, "24 thousand"),
-    ("2.94x", 2.94, "x", "2.94x"),
-    ("2.94 x", 2.94, "x", "2.94 x"),
-    ("2.94×", 2.94, "x", "2.94×"),
-    ("thirty-seven users", 37, "users", "thirty-seven users"),
-    ("Thirty seven", 37, None, "Thirty seven"),
-    ("three users", 3, "users", "three users"),
-    ("three", 3, None, "three"),
-    ("one hundred and twenty users", 120, "users", "one hundred and twenty users"),
-    ("nine hundred ninety-nine", 999, None, "nine hundred ninety-nine"),
-    ("twenty-four thousand tokens", 24_000, "tokens", "twenty-four thousand tokens"),
-])
-def test_parse_reads_number_scale_and_unit(text, value, unit, matched):
-    parsed = parse_answer(text)
-    assert parsed.value == pytest.approx(value)
-    assert parsed.unit == unit
-    assert parsed.matched == matched
-
-
-@pytest.mark.parametrize("text", ["", "no idea", "   ", "I don't know, sorry", "Qwen3-8B", "3rd"])
-def test_parse_returns_none_without_a_standalone_number(text):
-    assert parse_answer(text) is None
-
-
-@pytest.mark.parametrize("text, value, unit", [
-    ("Qwen3-8B fits 37", 37, None),                                    # 3 and 8 are in the name
-    ("Qwen/Qwen3-8B takes 144 KiB a token, so 37 users", 37, "users"),  # last number with a unit
-    ("meta-llama/Llama-3.1-8B-Instruct: 40", 40, None),
-    ("Mistral-7B-Instruct-v0.3 gives 12 users", 12, "users"),
-    ("an H100 with 80GB", 80e9, "B"),
-    ("37, maybe 40", 37, None),                                         # no unit: the first number
-    ("three and four", 3, None),                                        # "and" joins only after a scale word
-    ("1.5 million", 1_500_000, None),                                   # "million" is not read a second time
-])
-def test_parse_skips_model_names_and_picks_by_the_documented_rule(text, value, unit):
-    parsed = parse_answer(text)
-    assert (parsed.value, parsed.unit) == (pytest.approx(value), unit)
-
-
-@pytest.mark.parametrize("text, step", [
-    ("37", 1), ("3.3 GiB", 0.1 * GIB), ("144 KiB", 1024), ("1.5M tokens", 100_000), ("2.94x", 0.01),
-    ("twenty-four thousand", 1000), ("thirty-seven", 1),
-])
-def test_parse_keeps_the_precision_typed(text, step):
-    assert parse_answer(text).step == pytest.approx(step)
-
-
-def test_parsed_answer_is_frozen():
-    parsed = parse_answer("37")
-    assert isinstance(parsed, ParsedAnswer)
-    with pytest.raises(AttributeError):
-        parsed.value = 38
-
-
 # ---------------------------------------------------------------- grade_answer: users_fit
 
 
-@pytest.mark.parametrize("text", ["37 users", "about 37 users", "37", "~37", "37.", "thirty-seven users",
-                                  "Qwen3-8B fits 37", "37 requests"])
+@pytest.mark.parametrize("text", ["37 users", "about 37 users", "37", "~37", "37.", "37.0", "thirty-seven users",
+                                  "37 requests"])
 def test_37_is_right_for_users_fit(values, concurrency_mistake, text):
     grade = grade_answer(text, values["users_fit"], 0, concurrency_mistake)
     assert grade.verdict == "right"
@@ -139,10 +62,11 @@ def test_36_is_close_for_users_fit(values, concurrency_mistake):
     ("three users", "three users is the startup concurrency (2.94x) rounded"),
     ("2 users", "2 users is the startup concurrency (2.94x) rounded down"),
     ("2.94x", "2.94x is the startup concurrency (2.94x)"),
+    ("2.94", "2.94 is the startup concurrency (2.94x)"),
 ])
 def test_startup_concurrency_is_the_known_mistake(values, concurrency_mistake, text, relation):
     grade = grade_answer(text, values["users_fit"], 0, concurrency_mistake)
-    assert grade.verdict == "wrong"
+    assert grade.verdict == "mistake"
     assert grade.mistake == {"name": "max_concurrency", "says": SAYS, "text": "2.94x"}
     assert grade.message == f"Not quite: {relation} — {SAYS}"
 
@@ -157,7 +81,7 @@ def test_mistakes_may_be_any_iterable_and_says_gets_a_full_stop(values):
 def test_a_mistake_outranks_close(values):
     near_miss = Quantity(36.2, "users", "36.2", "a value a near mistake produces")
     grade = grade_answer("36", values["users_fit"], 0, [("near_miss", near_miss, "Off by one block.")])
-    assert grade.verdict == "wrong"
+    assert grade.verdict == "mistake"
     assert grade.mistake["name"] == "near_miss"
     assert grade.message == "Not quite: 36 is the near miss (36.2) — Off by one block."
 
@@ -172,22 +96,50 @@ def test_a_far_number_is_wrong(values, concurrency_mistake):
 def test_a_unit_that_does_not_fit_is_wrong(values, concurrency_mistake):
     grade = grade_answer("37 GiB", values["users_fit"], 0, concurrency_mistake)
     assert grade.verdict == "wrong"
-    assert grade.message == "Not quite: the unit in 37 GiB does not fit a count of users; it is 37 users."
+    assert grade.message == ("Not quite: 37 GiB is a size in bytes, and the answer is a count of users: "
+                             "37 users.")
 
 
-@pytest.mark.parametrize("text", ["", "no idea", "   "])
-def test_no_number_is_unparsed(values, text):
-    grade = grade_answer(text, values["users_fit"])
-    assert grade.verdict == "unparsed"
-    assert grade.typed is None
-    assert grade.expected_text == "37"
-    assert grade.message == "No number found: type a number, with its unit if it has one."
+def test_a_fraction_of_a_whole_count_is_close(values, concurrency_mistake):
+    grade = grade_answer("37.65", values["users_fit"], 0, concurrency_mistake)
+    assert grade.verdict == "close"
+    assert grade.message == "Close: users come in whole numbers; it is 37 users, not 37.65."
+
+
+def test_the_memory_over_weights_mistake(values):
+    mistakes = [("memory_over_weights", values["memory_over_weights"], "You divided memory by size.")]
+    grade = grade_answer("1.47", values["users_fit"], 0, mistakes)
+    assert grade.verdict == "mistake" and grade.mistake["name"] == "memory_over_weights"
+
+
+@pytest.mark.parametrize("text, why", [
+    ("", "The answer box was empty, so nothing was checked."),
+    ("no idea", "Nothing was checked: “no idea” is not a number. Type one number, with or without its unit "
+                "(users), in the answer box; your reasoning goes in the working box."),
+    ("3 is wrong, it is 37", "Nothing was checked: the answer box reads one number, with or without its unit "
+                             "(users), and “3 is wrong, it is 37” is more than that. Put your reasoning in the "
+                             "working box."),
+    ("1e999", "Nothing was checked: “1e999” is too large a number to check."),
+])
+def test_no_single_number_is_unreadable_and_says_why_in_plain_words(values, concurrency_mistake, text, why):
+    grade = grade_answer(text, values["users_fit"], 0, concurrency_mistake)
+    assert grade.verdict == "unreadable"
+    assert grade.typed is None and grade.mistake is None
+    assert grade.message == why
+    # Nothing of the answer is kept: an unreadable answer was not graded.
+    assert grade.stored() == {"verdict": "unreadable", "message": why}
+
+
+def test_the_working_s_numbers_are_never_read_as_the_answer(values, concurrency_mistake):
+    """Issue 8: "each user holds 640 tokens so 37 fit" was "the unit in 640 tokens does not fit"."""
+    grade = grade_answer("each user holds 640 tokens so 37 fit", values["users_fit"], 0, concurrency_mistake)
+    assert grade.verdict == "unreadable" and "640 tokens does not fit" not in grade.message
 
 
 # ---------------------------------------------------------------- grade_answer: bytes
 
 
-@pytest.mark.parametrize("text", ["147456 bytes", "144 KiB", "147,456 B", "144KiB"])
+@pytest.mark.parametrize("text", ["147456 bytes", "144 KiB", "147,456 B", "144KiB", "0.140625 MiB", "144"])
 def test_kv_bytes_per_token_is_right_in_any_byte_unit(values, text):
     grade = grade_answer(text, values["kv_bytes_per_token"])
     assert grade.verdict == "right"
@@ -195,12 +147,11 @@ def test_kv_bytes_per_token_is_right_in_any_byte_unit(values, text):
     assert grade.message == "Right: 144 KiB."
 
 
-def test_a_bare_144_is_close_and_asks_for_the_unit(values):
+def test_a_bare_number_reads_in_the_unit_shown_beside_the_box(values):
+    assert unit_label(values["kv_bytes_per_token"]) == "KiB"
     grade = grade_answer("144", values["kv_bytes_per_token"])
-    assert grade.verdict == "close"
-    assert grade.typed == ParsedAnswer(144.0, None, "144", 1.0)
-    assert grade.message == ("Close: 144 KiB would be right, but a number without a unit reads as bytes, "
-                             "so give the unit (144 KiB).")
+    assert grade.verdict == "right"
+    assert grade.typed == ParsedAnswer(147456.0, None, "144", 1024.0)
 
 
 def test_a_bare_number_right_as_bytes_is_right(values):
@@ -210,7 +161,7 @@ def test_a_bare_number_right_as_bytes_is_right(values):
 def test_a_count_unit_does_not_fit_bytes(values):
     grade = grade_answer("144 users", values["kv_bytes_per_token"])
     assert grade.verdict == "wrong"
-    assert "does not fit a size in bytes" in grade.message
+    assert "the answer is a size in bytes" in grade.message
 
 
 @pytest.mark.parametrize("text, verdict", [
@@ -220,7 +171,8 @@ def test_a_count_unit_does_not_fit_bytes(values):
     ("3.3GB", "close"),       # 3.3e9 is 7 % short of 3.553e9
     ("3.4 GiB", "close"),     # to one decimal it is 3.3
     ("3 GiB", "close"),       # rounding to a whole GiB (±15 %) is too coarse to be right
-    ("3.3", "close"),         # right in GiB, but bare numbers read as bytes
+    ("3.3", "right"),         # beside a box that shows GiB
+    ("3553099776", "right"),  # or in bytes, whichever reading is nearer
     ("5 GiB", "wrong"),
 ])
 def test_kv_pool_bytes_at_the_precision_typed(values, text, verdict):
@@ -228,9 +180,11 @@ def test_kv_pool_bytes_at_the_precision_typed(values, text, verdict):
     assert grade_answer(text, values["kv_cache_memory_bytes"]).verdict == verdict
 
 
-def test_the_unit_hint_names_the_unit_that_fits(values):
-    grade = grade_answer("3.3", values["kv_cache_memory_bytes"])
-    assert grade.message.startswith("Close: 3.3 GiB would be right")
+@pytest.mark.parametrize("name, label", [("kv_cache_memory_bytes", "GiB"), ("users_fit", "users"),
+                                         ("max_concurrency", "x"), ("pool_tokens", "tokens"),
+                                         ("memory_over_weights", ""), ("num_blocks", "blocks")])
+def test_unit_label_is_the_unit_the_card_states_the_value_in(values, name, label):
+    assert unit_label(values[name]) == label
 
 
 # ---------------------------------------------------------------- grade_answer: tokens, concurrency, tolerance
@@ -272,7 +226,7 @@ def test_tolerance_widens_right_and_close(text, verdict):
 
 
 @pytest.mark.parametrize("text, verdict", [("8.19B", "right"), ("8.19 billion", "right"), ("8.2B", "right"),
-                                           ("8B", "close"), ("Qwen3-8B has 8.19 B", "right")])
+                                           ("8B", "close"), ("8.19 B", "right")])
 def test_parameters_read_b_as_billions(values, text, verdict):
     assert grade_answer(text, values["num_parameters"]).verdict == verdict
 
@@ -285,3 +239,18 @@ def test_non_numeric_quantities_cannot_be_graded(values):
 def test_negative_tolerance_is_refused(values):
     with pytest.raises(ValueError):
         grade_answer("37", values["users_fit"], tolerance=-0.1)
+
+
+# ---------------------------------------------------------------- a card's answer, stored
+
+
+def test_grade_card_answer_uses_the_card_s_value_tolerance_and_mistakes(values):
+    answer = {"value": "users_fit", "tolerance": 0, "mistakes": [{"value": "max_concurrency", "says": SAYS}]}
+    grade = grade_card_answer(answer, values, "2.94x")
+    assert grade.verdict == "mistake" and grade.mistake["name"] == "max_concurrency"
+    assert grade.stored() == {"verdict": "mistake", "message": grade.message, "expected": "37",
+                              "derivation": values["users_fit"].derivation, "mistake": grade.mistake}
+
+
+def test_grade_card_answer_is_none_when_the_scenario_does_not_derive_the_value(values):
+    assert grade_card_answer({"value": "users_fit"}, {}, "37") is None

@@ -6,6 +6,7 @@ so the shipped cards in questions/ can change without breaking them.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -101,6 +102,18 @@ class Reader:
     def grade(self, rating: str, card: str | None = None, **form) -> TestResponse:
         """Post the grade form (again, hard, good or easy); the response is the redirect to /practice."""
         return self.client.post(f"{self.url(card)}/grade", data={"rating": rating, **form})
+
+    def stored_answers(self) -> list[dict]:
+        """The reader's answer events as /me/export gives them, each detail parsed."""
+        rows = [row for row in self.client.get("/me/export").get_json()["events"] if row["kind"] == "answer"]
+        return [{**row, "detail": json.loads(row["detail"]) if row["detail"] else None} for row in rows]
+
+    @staticmethod
+    def feedback(page: str) -> dict | None:
+        """The typed answer's verdict on a page: {"verdict", "headline", "message"}, or None."""
+        match = re.search(r'<div class="feedback verdict-(\w+)".*?(?:<strong>(.*?)</strong>.*?)?'
+                          r'<p class="verdict-message">(.*?)</p>', page, re.S)
+        return dict(zip(("verdict", "headline", "message"), match.groups())) if match else None
 
 
 @pytest.fixture

@@ -35,7 +35,9 @@ def test_question_before_any_reveal(reader):
     assert "8,192" in page and "2.94" in page
     assert SHORT_TEXT not in page and FULL_TEXT not in page
     assert "37 users" not in page and "144 KiB" not in page
-    assert page.count('aria-expanded="false"') == 8
+    # Only the short answer can open first: no other stage has a button yet (cards/stage_order.py).
+    assert page.count('aria-expanded="false"') == 1
+    assert "Opens once the short answer is shown." in page and "Opens once the full answer is shown." in page
     # The panel shows inputs only before a stage is revealed: no derivation gives the answer away.
     assert "users_fit" not in page and "blocks per user" not in page
 
@@ -54,32 +56,37 @@ def test_reveal_short_without_javascript_returns_the_page(client):
 
 
 def test_reveal_full_shows_144_and_96_kib(reader):
+    reader.reveal("short")
     page = reader.reveal("full").text
     full = stage_html(page, "full")
     assert "144 KiB" in full and "96 KiB" in full
-    assert SHORT_TEXT not in page  # revealing full does not reveal short
 
 
 def test_reveals_accumulate_across_requests(reader):
     reader.reveal("short")
+    reader.reveal("full")
     reader.reveal("wrong")
     page = reader.open().text
-    assert SHORT_TEXT in page and "Divide the GPU memory by the model size." in page
-    assert FULL_TEXT not in page
+    assert SHORT_TEXT in page and FULL_TEXT in page and "Divide the GPU memory by the model size." in page
+    assert "waits in the queue" not in page
 
 
 def test_reveal_as_fragment_json(client):
+    response = client.post("/cards/kv-pool-users/reveal/short", headers={"Accept": "application/json"})
+    assert response.get_json()["revealed"] == ["short"]
+    assert "What happens to a request" not in str(response.get_json())  # follow-ups wait for the full answer
     response = client.post("/cards/kv-pool-users/reveal/full", headers={"Accept": "application/json"})
     data = response.get_json()
-    assert data["focus"] == "full" and data["revealed"] == ["full"]
+    assert data["focus"] == "full" and data["revealed"] == ["short", "full"]
     assert "144 KiB" in data["stages"]["full"]
-    assert SHORT_TEXT not in str(data)
     # Follow-up questions appear with the full answer; their answers stay out.
     assert "What happens to a request" in data["stages"]["followup-1"]
     assert "waits in the queue" not in str(data)
 
 
 def test_follow_up_answer_is_its_own_stage(reader):
+    reader.reveal("short")
+    reader.reveal("full")
     page = reader.reveal("followup-2").text
     assert "fewer KV heads" in stage_html(page, "followup-2")
     assert "waits in the queue" not in page
@@ -97,6 +104,7 @@ def test_llama_says_128_kib_and_users_follow_the_same_pool_bytes(reader):
 
 
 def test_fp8_says_72_kib(reader):
+    reader.reveal("short", "?kv_cache_dtype=fp8")
     page = reader.reveal("full", "?kv_cache_dtype=fp8").text
     full = stage_html(page, "full")
     assert "72 KiB" in full and "48 KiB" in full and "FP8" in full

@@ -11,7 +11,8 @@ from quizapp.progress.db import connect
 
 
 def feedback(page):
-    match = re.search(r'<div class="feedback verdict-(\w+)"[^>]*>\s*<p><strong>(.*?)</strong>', page, re.S)
+    """(verdict, message) of the typed answer's feedback on the page, or None."""
+    match = re.search(r'<div class="feedback verdict-(\w+)".*?<p class="verdict-message">(.*?)</p>', page, re.S)
     return match.groups() if match else None
 
 
@@ -22,13 +23,13 @@ def test_37_users_grades_right(reader):
 
 def test_3_is_the_max_concurrency_mistake(reader):
     verdict, message = feedback(reader.answer("3").text)
-    assert verdict == "wrong"
+    assert verdict == "mistake"
     assert "startup concurrency" in message and "2.94x" in message
 
 
 def test_one_user_is_the_memory_over_model_size_mistake(reader):
     verdict, message = feedback(reader.answer("about one user").text)
-    assert verdict == "wrong" and "model size" in message
+    assert verdict == "mistake" and "model size" in message
 
 
 def test_147456_bytes_on_the_bytes_question(reader):
@@ -102,6 +103,8 @@ def test_practice_filters_by_role_and_tag(client):
 
 def test_follow_up_knew_it(client, reader):
     reader.open()
+    reader.reveal("short")
+    reader.reveal("full")
     reader.reveal("followup-1")
     page = client.post("/cards/kv-pool-users/followup/1", data={"value": "knew"}, follow_redirects=True).text
     assert "You marked this: knew it." in page

@@ -125,6 +125,7 @@ class TestFormsNeedTheToken:
 def test_every_page_form_carries_the_token(client, reader):
     """Each <form method="post"> on the pages holds the hidden field, right after its opening tag."""
     reader.open()
+    reader.reveal("short")
     reader.reveal("full")
     pages = [reader.open().text, client.get("/me").text]
     forms = [form for page in pages for form in re.findall(r'<form[^>]*method="post"[^>]*>\s*<input[^>]*>', page)]

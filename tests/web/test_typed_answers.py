@@ -1,0 +1,122 @@
+"""Typed answers on the card page: the verdict names the scenario it was checked for, the working
+box is kept and never graded, and nothing of the answer is stored before the short answer is
+revealed (issue 12, H2). On the web tests' own bank."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+
+# ---------------------------------------------------------------- the scenario a verdict names
+
+
+LLAMA_FP8 = "?model=meta-llama/Llama-3.1-8B-Instruct&kv_cache_dtype=fp8"
+
+
+def test_a_verdict_names_the_scenario_it_was_checked_for(reader):
+    shown = reader.feedback(reader.answer("37").text)
+    assert shown["headline"] == "Checked for Qwen3-8B on the L4: right."
+    assert shown["message"] == "Right: 37 users."
+
+
+def test_changing_the_scenario_relabels_the_verdict(client, reader):
+    reader.answer("37")
+    expected = ("Checked for Qwen3-8B on the L4: right; for this scenario (Llama-3.1-8B-Instruct with the KV "
+                "cache in FP8 on the L4) the answer is 84 users.")
+    assert reader.feedback(reader.open(LLAMA_FP8).text)["headline"] == expected
+    fragment = client.get("/cards/kv-pool-users/fragment" + LLAMA_FP8).get_json()
+    assert reader.feedback(fragment["stages"]["short"])["headline"] == expected
+    # Back in the scenario it was checked for, the verdict stands alone again.
+    assert reader.feedback(reader.open().text)["headline"] == "Checked for Qwen3-8B on the L4: right."
+
+
+def test_a_change_that_keeps_the_label_still_says_the_answer_for_this_scenario(reader):
+    reader.answer("37")
+    # 1,024 + 128 tokens = 72 blocks a user: ⌊(1,506 − 1) ÷ 72⌋ = 20 users.
+    shown = reader.feedback(reader.open("?prompt_tokens=1024").text)
+    assert shown["headline"] == ("Checked for Qwen3-8B on the L4: right; for this scenario the answer is "
+                                 "20 users.")
+
+
+def test_the_unit_beside_the_box_comes_from_the_card_s_value(reader):
+    assert '<span class="answer-unit" id="answer-unit">users</span>' in reader.open().text
+    assert '<span class="answer-unit" id="answer-unit">KiB</span>' in reader.open(card="kv-bytes-per-token").text
+
+
+# ---------------------------------------------------------------- the working box
+
+
+def test_the_working_is_kept_and_shown_but_never_graded(reader):
+    working = "each user holds 640 tokens so 37 fit"
+    reader.open()
+    page = reader.reveal("short", answer="37", working=working).text
+    assert reader.feedback(page)["verdict"] == "right"
+    assert f'<p class="working">{working}</p>' in page
+    [stored] = reader.stored_answers()
+    assert stored["detail"]["working"] == working
+    assert "640 tokens does not fit" not in page
+
+
+def test_working_without_a_number_is_kept_and_nothing_is_checked(reader):
+    reader.open()
+    page = reader.reveal("short", working="3 is wrong, it is 37").text
+    [stored] = reader.stored_answers()
+    assert stored["value"] == "" and stored["detail"]["working"] == "3 is wrong, it is 37"
+    assert "verdict" not in stored["detail"] and "expected" not in stored["detail"]
+    assert "No number in the answer box, so nothing was checked." in page
+    assert "startup concurrency" not in page
+
+
+@pytest.mark.parametrize("typed", ["3 is wrong, it is 37", "each user holds 640 tokens so 37 fit"])
+def test_sentences_in_the_number_box_are_not_misread(reader, typed):
+    """Issue 8's unfair verdicts: a sentence is unreadable (and says why), never a wrong unit or a mistake."""
+    shown = reader.feedback(reader.answer(typed).text)
+    assert shown["verdict"] == "unreadable"
+    assert "working box" in shown["message"]
+
+
+# ---------------------------------------------------------------- issue 12, H2: nothing stored before the reveal
+
+
+ANSWER_TEXTS = ["expected", "derivation", "null block", "startup concurrency", "37 users"]
+
+
+@pytest.mark.parametrize("stage", ["taught", "wrong", "full", "followup-1"])
+def test_no_answer_is_graded_or_stored_with_another_reveal(client, reader, stage):
+    reader.open()
+    response = client.post(f"/cards/kv-pool-users/reveal/{stage}", data={"answer": "3"})
+    export = client.get("/me/export").text
+    for text in ANSWER_TEXTS:
+        assert text not in export
+    assert not reader.stored_answers()
+    assert response.status_code == 409  # and the reveal itself is out of order
+
+
+def test_an_answer_sent_with_a_later_reveal_is_ignored(reader):
+    reader.reveal("short")
+    reader.reveal("full", answer="3")
+    reader.reveal("followup-1", answer="3")
+    assert not reader.stored_answers()
+
+
+def test_the_short_answer_s_reveal_stores_the_graded_answer(reader):
+    reader.answer("3")
+    [stored] = reader.stored_answers()
+    assert stored["detail"]["expected"] == "37" and "null block" in stored["detail"]["derivation"]
+    assert stored["detail"]["mistake"]["name"] == "max_concurrency"
+    assert stored["detail"]["checked_for"] == "Qwen3-8B on the L4"
+
+
+def test_an_oversized_number_is_unreadable_and_the_reveal_is_kept(client, reader):
+    """Issue 12, M4: "hundred " × 160 was a 500 and lost the reveal."""
+    page = reader.answer("hundred " * 160)
+    assert page.status_code == 200
+    assert reader.feedback(page.text)["verdict"] == "unreadable"
+    assert "short" in [row["stage"] for row in client.get("/me/export").get_json()["events"]
+                       if row["kind"] == "reveal"]
+
+
+def test_a_card_url_with_a_quoted_query_grades_in_that_scenario(reader):
+    query = "?model=" + quote("meta-llama/Llama-3.1-8B-Instruct", safe="")
+    assert reader.feedback(reader.answer("42", query).text)["verdict"] == "right"
