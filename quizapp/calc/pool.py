@@ -89,9 +89,10 @@ def _concurrency(result: Result, blocks: int, tokens: int, max_model_len: int, i
     """vLLM's "Maximum concurrency" figure and the startup log line(s) that print it."""
     plan, rules = result.plan, result.rules
     conc = max_concurrency(blocks, plan, max_model_len, in_flight)
+    per_request = blocks_per_request(plan, max_model_len, in_flight)
     result.add("max_concurrency", conc, "x", fmt.conc(conc),
-               f"{blocks:,} blocks ÷ {blocks_per_request_text(plan, max_model_len, in_flight)} blocks per "
-               f"{max_model_len:,}-token request = {conc:.4f} → \"{fmt.conc(conc)}\"")
+               f"{blocks:,} blocks ÷ {per_request:,} blocks per request = {conc:.4f} → \"{fmt.conc(conc)}\" "
+               f"(a request of {max_model_len:,} tokens: {blocks_per_request_text(plan, max_model_len, in_flight)})")
     result.add("log_line", _log_line(tokens, max_model_len, conc, rules), "", "",
                f"the pool and concurrency lines as vLLM {rules.version} prints them")
 

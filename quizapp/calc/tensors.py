@@ -218,6 +218,6 @@ def nemotron_groups(model: ModelConfig) -> list[tuple[int, str, tuple[Term, ...]
         terms = (_attention(model) + [Term("norms", "input_layernorm", h, PLAIN)]) if has_attention else []
         if inner:
             terms += _mlp(model, "mlp", inner) + [Term("norms", "post_attention_layernorm", h, PLAIN)]
-        label = f"{'attention' if has_attention else 'no-attention'} + {f'MLP {commas(inner)}' if inner else 'no MLP'}"
+        label = f"{'attention' if has_attention else 'no-attention'} {f'and MLP (intermediate {commas(inner)})' if inner else 'without MLP'}"
         groups.append((counts[(has_attention, inner)], label, tuple(terms)))
     return groups

@@ -125,7 +125,7 @@ def count_parameters(model: ModelConfig) -> ParamCount:
 
 
 def _derivation(vocab, h, tied, groups, parts, total) -> str:
-    pieces = [f"embeddings {commas(vocab)} × {commas(h)} = {commas(vocab * h)}"]
+    pieces = [f"embeddings {commas(vocab * h)} ({commas(vocab)} × {commas(h)})"]
     for n, label, layer in groups:
         per_part = _sum_by_part(layer)
         inner = " + ".join(f"{PART_LABELS[p]} {commas(c)}" for p, c in per_part.items())
@@ -134,7 +134,7 @@ def _derivation(vocab, h, tied, groups, parts, total) -> str:
     if tied:
         pieces.append("lm_head 0 (tied to the embeddings)")
     else:
-        pieces.append(f"lm_head {commas(vocab)} × {commas(h)} = {commas(vocab * h)}")
+        pieces.append(f"lm_head {commas(vocab * h)} ({commas(vocab)} × {commas(h)})")
     text = " + ".join(pieces) + f" = {commas(total)}"
     if parts.get("mtp"):
         text += f" (MTP module {commas(parts['mtp'])} not counted: used only for MTP speculative decoding)"

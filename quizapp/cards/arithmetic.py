@@ -26,7 +26,9 @@ UNITS = {"b": 1, "byte": 1, "bytes": 1, "kib": 1024, "mib": 1024**2, "gib": 1024
          "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12, "%": 0.01}
 
 TOKEN = re.compile(
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)"
+    # A number joined to a word by a hyphen ("8,192-token", "4-bit") is a word, not an operand.
+    r"(?P<compound>\d[\d,.]*-[^\W\d_][\w'’-]*)"
+    r"|(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)"
     r"|(?P<op>[×*÷+−]|\s-\s|\s/\s)"
     r"|(?P<eq>=)"
     r"|(?P<open>[(⌈⌊])|(?P<close>[)⌉⌋])"
@@ -126,8 +128,15 @@ class _ChainBuilder:
         self.expect_operand = True
         self.label_depth = 0  # inside a parenthesised label, e.g. "2 (K and V)"
         self.last_number: Number | None = None
+        # After a chain breaks off mid-expression ("min(a, b) ÷ 16 = …"), nothing is checked
+        # until the next stop: what follows is the tail of arithmetic we could not read.
+        self.skipping = False
 
     def feed(self, kind: str, match: re.Match) -> None:
+        if self.skipping:
+            if kind == "stop":
+                self.skipping = False
+            return
         if self.label_depth:
             self._inside_label(kind, match)
             return
@@ -143,7 +152,7 @@ class _ChainBuilder:
             self._open(match)
         elif kind == "close":
             self._close(match)
-        elif kind == "word":
+        elif kind in ("word", "compound"):
             self._word(match)
         else:
             self.close()
@@ -168,7 +177,7 @@ class _ChainBuilder:
 
     def _operator(self, op: str, match: re.Match) -> None:
         if self.expect_operand or self.start is None:
-            self.close()
+            self.abort()
             return
         self.sides[-1].append(op)
         self.expect_operand = True
@@ -176,7 +185,7 @@ class _ChainBuilder:
 
     def _equals(self, match: re.Match) -> None:
         if self.expect_operand or self.start is None or self._depth():
-            self.close()
+            self.abort()
             return
         self.sides.append([])
         self.expect_operand = True
@@ -197,7 +206,7 @@ class _ChainBuilder:
         opened = [item for item in side if isinstance(item, str) and item in PAIRS]
         closed = [item for item in side if isinstance(item, str) and item in PAIRS.values()]
         if self.expect_operand or len(opened) <= len(closed):
-            self.close()
+            self.abort()
             return
         side.append(match.group())
         self.end = match.end()
@@ -205,11 +214,8 @@ class _ChainBuilder:
 
     def _word(self, match: re.Match) -> None:
         word = match.group()
-        if self.start is None:
-            return
-        if self.expect_operand:
-            self.close()
-            return
+        if self.start is None or self.expect_operand:
+            return  # a label before a number ("attention 187,105,280", "TP 8")
         self.end = match.end()
         scale = UNITS.get(word.lower())
         number = self.last_number
@@ -229,6 +235,11 @@ class _ChainBuilder:
     def _depth(self) -> int:
         side = self.sides[-1]
         return sum(1 for i in side if i in PAIRS) - sum(1 for i in side if i in PAIRS.values())
+
+    def abort(self) -> None:
+        """Stop reading a chain that broke off mid-expression, and skip to the next stop."""
+        self.close()
+        self.skipping = True
 
     def close(self) -> None:
         sides = self.sides

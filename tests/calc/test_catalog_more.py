@@ -196,7 +196,7 @@ def test_nemotron_intermediate_sizes_follow_ffn_mult():
     # vLLM nemotron_nas.py: int(2 × ffn_mult × hidden ÷ 3) rounded up to a multiple of 256;
     # Super's ffn_mult 5.25 at hidden 8192 gives 28,672.
     count = count_parameters(load_model("nvidia/Llama-3_3-Nemotron-Super-49B-v1"))
-    assert "MLP 28,672" in count.derivation
+    assert "MLP (intermediate 28,672)" in count.derivation
 
 
 def test_api_entries_give_attention_kind_and_figures():

@@ -136,10 +136,11 @@ def test_gpt_oss_auto_bytes_match_mxfp4_checkpoint_size(model_id, checkpoint_gib
 
 def test_qwen3_8b_derivation_substitutes_numbers():
     count = count_parameters(load_model("Qwen/Qwen3-8B"))
+    # Sub-products stand in parentheses after their value, so the whole line is one true sum.
     assert count.derivation == (
-        "embeddings 151,936 × 4,096 = 622,329,856 + 36 layers × (attention 41,943,040 "
-        "+ MLP 150,994,944 + norms 8,448) + final norm 4,096 + lm_head 151,936 × 4,096 "
-        "= 622,329,856 = 8,190,735,360")
+        "embeddings 622,329,856 (151,936 × 4,096) + 36 layers × (attention 41,943,040 "
+        "+ MLP 150,994,944 + norms 8,448) + final norm 4,096 + lm_head 622,329,856 (151,936 × 4,096) "
+        "= 8,190,735,360")
 
 
 def test_qwen3_next_counts_gated_deltanet_and_gated_attention():

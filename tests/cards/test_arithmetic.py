@@ -57,3 +57,21 @@ def test_a_huge_text_is_checked_in_linear_time():
     started = time.perf_counter()
     check_text(text)
     assert time.perf_counter() - started < 2
+
+
+@pytest.mark.parametrize("extra", [
+    {}, {"gpu": "B200"}, {"pool_tokens": 100_000, "prompt_tokens": 512, "output_tokens": 128},
+    {"kv_cache_dtype": "fp8", "tensor_parallel_size": 2},
+    {"gpu": "L4", "gpu_memory_utilization": 0.5, "free_memory_bytes": "10 GiB"},
+], ids=["plain", "B200", "pool", "fp8-tp2", "start-check"])
+def test_every_derivation_of_the_calculator_holds(extra):
+    """A card may print derivation(name): the checker must find the calculator's own arithmetic true."""
+    from quizapp.calc import CalcError, calculate, model_ids
+
+    for model in model_ids():
+        try:
+            result = calculate({"model": model, **extra})
+        except CalcError:
+            continue  # vLLM would not start this model here: no derivations to print
+        for name, quantity in result.values.items():
+            assert check_text(quantity.derivation) == [], (model, name, quantity.derivation)
