@@ -6,12 +6,13 @@ Errors are {"error", "field"}: 400 for bad input, 409 for an event_id reused for
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, jsonify, request
+from flask import Blueprint, jsonify, request
 
 from ..calc import CalcError, calculate, gpu_entries, model_entries
 from ..cards import overrides_from_query, resolve_scenario
 from ..progress import events as progress_events
 from ..progress.summary import summary
+from .access import require_author_tools
 from .card_page import variant_index
 from .storage import get_bank, get_card, get_db, learner_id
 
@@ -43,8 +44,7 @@ def gpus():
 @bp.get("/cards/<card_id>/values")
 def card_values(card_id):
     """Every value the card's scenario computes (an author tool: pages never use it)."""
-    if not current_app.config["AUTHOR_TOOLS"]:
-        abort(404, description="Author tools are turned off on this server.")
+    require_author_tools()
     card = get_card(card_id)
     scenario = resolve_scenario(card, variant_index(card, request.args.get("variant", "")),
                                 overrides_from_query(request.args))
