@@ -57,6 +57,7 @@ def private_response(response):
     response.headers["Cache-Control"] = "no-store"
     response.headers["Referrer-Policy"] = "same-origin"
     response.headers["X-Robots-Tag"] = "noindex"
+    response.headers["X-Content-Type-Options"] = "nosniff"  # JSON with typed text is never read as a page
     return response
 
 

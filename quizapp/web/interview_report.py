@@ -15,8 +15,10 @@ from ..progress.clock import now_utc
 from ..progress.interviews import RECOMMENDATIONS, Interview
 from .interview_views import Entry, moment_text, scenario_rows
 
-# Every ASCII punctuation character may be backslash-escaped in CommonMark, and then means itself.
-MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+# Every ASCII punctuation character that Markdown (CommonMark and GitHub's) gives a meaning:
+# links, images, HTML, autolinks (":", "@", "www."), emphasis, code, lists, headings, tables.
+# A backslash before any of them makes it plain text. (",;'\"?/%" mean nothing and stay.)
+MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~:&@=^$])")
 # In text that authors wrote (titles, wrong answers, the scenario), only what could make a link,
 # an image, HTML, emphasis or a table cell.
 MARKDOWN_SYNTAX = re.compile(r"([\\`*_\[\]<>()!|#~&])")
