@@ -198,6 +198,13 @@
     if (action === "delete-note") data.note = Number(data.note);
     if (action === "recommendation") return saveRecommendation();
     if (action === "note") return addNote(form, data, url);
+    if (action === "end") {
+      // The reason may still be waiting to be saved: it goes with the end.
+      clearTimeout(reasonTimer);
+      reasonTimer = null;
+      var choice = fields(q("form[data-action=recommendation]"), null);
+      data = { recommendation: choice.recommendation || null, reason: choice.reason || "" };
+    }
     post(url, data).then(function () {
       if (action === "end") window.location.href = base + "/report";
       if (action === "reveal") announce("Shown to the candidate.");
