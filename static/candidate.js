@@ -21,6 +21,7 @@
   function announce(text) { document.getElementById("announce").textContent = text; }
 
   function apply(state) {
+    if (state.status !== "ended") connection.textContent = "Live";
     if (state.version < shown.version || (state.version === shown.version && state.status === shown.status)) return;
     var sameCard = String(state.number) === String(shown.number);
     var added = state.revealed.filter(function (s) { return !sameCard || shown.stages.indexOf(s) < 0; });
@@ -48,15 +49,17 @@
   function poll() {
     return fetch(base + "/state", { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function (response) { return response.ok ? response.json() : Promise.reject(response); })
-      .then(function (state) { if (state.csrf_token) csrf = state.csrf_token; apply(state); });
+      .then(function (state) { if (state.csrf_token) csrf = state.csrf_token; apply(state); }, function (error) {
+        connection.textContent = "Reconnecting…";
+        throw error;
+      });
   }
 
   function connect() {
-    if (!window.EventSource) { connection.textContent = "Updating every second"; return; }
+    if (!window.EventSource) return;
     stream = new EventSource(base + "/events");
     stream.addEventListener("state", function (event) { apply(JSON.parse(event.data)); });
     stream.onopen = function () { connection.textContent = "Live"; };
-    stream.onerror = function () { if (shown.status !== "ended") connection.textContent = "Reconnecting…"; };
   }
 
   // Polling while the stream is not open (and now and then anyway), so the screen is never stale.

@@ -19,7 +19,8 @@ INPUT_ERRORS = {CalcError: "Not calculated", EventError: "Not stored", Interview
 
 def wants_json() -> bool:
     """The API, a script that asks for JSON, and a request that sends JSON get their errors as JSON."""
-    return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json" or request.is_json
+    return (request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
+            or request.is_json)
 
 
 def register(app: Flask) -> None:

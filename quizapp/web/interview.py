@@ -133,6 +133,7 @@ def report(token):
 def report_md(token):
     sess = open_session(token, "interviewer")
     data = report_data(sess, entries(sess))
-    name = "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in sess.candidate.lower())[:40].strip("-") or "candidate"
+    name = "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in sess.candidate.lower())
+    name = name[:40].strip("-") or "candidate"
     return Response(markdown(data), mimetype="text/markdown",
                     headers={"Content-Disposition": f'attachment; filename="interview-{name}-{data["date"]}.md"'})

@@ -85,11 +85,14 @@ class Entry:
         return rubric_rows(self.card.rubric if self.card else None)
 
 
-def entries(session: Interview) -> list[Entry]:
-    """Each card of the session with its scenario (interview-only cards included: the token is the credential)."""
+def entries(session: Interview, only: str | None = None) -> list[Entry]:
+    """Each card of the session (or ``only`` that one) with its scenario; interview-only cards
+    included: the token is the credential."""
     bank = loaded_bank()
     loaded = []
     for number, entry in enumerate(session.cards, start=1):
+        if only is not None and entry.card_id != only:
+            continue
         card = bank.get(entry.card_id)
         if card is None:
             loaded.append(Entry(number, entry, None, None, "this card is no longer in the question bank"))
@@ -110,7 +113,7 @@ def candidate_state(session: Interview) -> dict:
              "revealed": []}
     view, taught_in = None, []
     if status == "live":
-        entry = next(e for e in entries(session) if e.id == session.current)
+        [entry] = entries(session, only=session.current)
         view = entry.view(entry.entry.reveals)
         state["number"] = entry.number
         if view is not None:
@@ -153,7 +156,8 @@ def scenario_rows(entry: Entry) -> list[tuple[str, str]]:
     base = f"variant: {entry.variant_name}" if entry.variant_name else "the card's own"
     rows = [("Scenario", base + (", changed by the interviewer" if scenario.overrides else ""))]
     if scenario.overrides:
-        rows.append(("Changed", ", ".join(f"{k} = {'unset' if v is None else v}" for k, v in scenario.overrides.items())))
+        changes = (f"{name} = {'unset' if value is None else value}" for name, value in scenario.overrides.items())
+        rows.append(("Changed", ", ".join(changes)))
     rows.append(("Model", inputs.model or f"measured, {text.get('kv_bytes_per_token', '?')} a token"))
     rows.append(("KV cache dtype", text.get("kv_dtype", inputs.kv_cache_dtype)))
     rows.append(("Tensor parallel", str(inputs.tensor_parallel_size)))

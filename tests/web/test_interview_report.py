@@ -26,7 +26,8 @@ def ended(interviewer):
     interviewer.post(url + "/reveal", {"card": "kv-bytes-per-token", "stage": "full"})
     interviewer.post(url + "/score", {"card": "kv-bytes-per-token", "stage": "full", "score": 4})
     interviewer.post(session["candidate_url"] + "/scratch", {"text": "24096 tokens / 640 = 37"})
-    interviewer.post(url + "/end", {"recommendation": "strong_yes", "reason": "Reasons from the formula, checks results."})
+    interviewer.post(url + "/end", {"recommendation": "strong_yes",
+                                    "reason": "Reasons from the formula, checks results."})
     return session
 
 
