@@ -356,8 +356,8 @@ def end(db: Database, interview_id: str, moment: datetime | None = None) -> None
         _open_session(db, interview_id)
         db.execute("UPDATE interview_visits SET ended_at = ? WHERE interview_id = ? AND ended_at IS NULL",
                    [at, interview_id])
-        if db.execute("UPDATE interviews SET ended_at = ?, started_at = COALESCE(started_at, ?) "
-                      "WHERE id = ? AND ended_at IS NULL", [at, at, interview_id]).rowcount:
+        if db.execute("UPDATE interviews SET ended_at = ? WHERE id = ? AND ended_at IS NULL",
+                      [at, interview_id]).rowcount:
             _changed(db, interview_id, for_candidate=True)
 
 

@@ -97,8 +97,10 @@ def _scenario_fields(card) -> list[dict]:
 
 @bp.get("/i/<token>")
 def console(token):
-    """The interviewer's console: the card in view, whole, under the session's scenario."""
+    """The interviewer's console: the card in view, whole, under the session's scenario. The
+    browser that opens it lists the session on /interview from then on."""
     sess = open_session(token, "interviewer")
+    remember(token)
     cards = entries(sess)
     wanted = request.args.get("card") or sess.current
     selected = next((e for e in cards if e.id == wanted), cards[0])
