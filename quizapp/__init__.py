@@ -40,9 +40,16 @@ def create_app(overrides: dict | None = None) -> Flask:
         PERMANENT_SESSION_LIFETIME=60 * 60 * 24 * 400,
         # A progress import may be up to 20 MB; nothing else comes near it.
         MAX_IMPORT_BYTES=20 * 1024 * 1024,
-        # Author tools show every stage of every card; turn them off where candidates must
-        # not see answers they have not revealed (an interview server).
+        # Author tools show every stage of every card, and interview-only cards: open on a
+        # loopback address, behind AUTHOR_TOKEN elsewhere ("token": everywhere), off with False.
         AUTHOR_TOOLS=True,
+        AUTHOR_TOKEN=None,  # quizapp serve makes one when the server needs it
+        # The address the server listens on (quizapp serve --host sets it).
+        SERVER_HOST="127.0.0.1",
+        # A candidate's event stream closes after this long and the browser reconnects; each
+        # process keeps at most INTERVIEW_STREAMS open, so streams never take all its threads.
+        INTERVIEW_STREAM_SECONDS=25,
+        INTERVIEW_STREAMS=2,
     )
     app.config.from_pyfile("config.py", silent=True)
     app.config.from_prefixed_env("QUIZAPP")

@@ -42,7 +42,7 @@ def serve(host, port, db_path, questions_dir, workers, threads, dev, secure_cook
     """Serve the app (gunicorn, several workers) on HOST:PORT."""
     from . import create_app
 
-    overrides = {}
+    overrides = {"SERVER_HOST": host}
     if db_path:
         overrides["DATABASE"] = str(Path(db_path).resolve())
     if questions_dir:
@@ -55,12 +55,36 @@ def serve(host, port, db_path, questions_dir, workers, threads, dev, secure_cook
     # On top of instance/config.py and QUIZAPP_* settings, which still apply.
     app = create_app(overrides)
     click.echo(f"quizapp serving on http://{host}:{port}/ (database {app.config['DATABASE']})")
+    link = _author_link(app, host, port, dev)
+    if link:
+        click.echo(f"Author tools and interview-only cards need the author token; open once: {link}")
     if dev:
         app.run(host=host, port=port, debug=True)
         return
     from .server import run_gunicorn
 
     run_gunicorn(app, host, port, workers, threads)
+
+
+def _author_link(app, host: str, port: int, dev: bool) -> str | None:
+    """The author pages' link with the token, when this server asks for one (as a notebook server
+    prints its link). The token is made here unless QUIZAPP_AUTHOR_TOKEN gives it."""
+    import os
+    import secrets
+    import socket
+
+    from .web.access import needs_token
+
+    if not needs_token(app):
+        return None
+    if not app.config.get("AUTHOR_TOKEN"):
+        app.config["AUTHOR_TOKEN"] = secrets.token_urlsafe(32)
+        if dev:
+            # The development server's reloader runs this command again: it keeps the same token.
+            os.environ["QUIZAPP_AUTHOR_TOKEN"] = app.config["AUTHOR_TOKEN"]
+    shown = socket.gethostname() if host in ("0.0.0.0", "::", "") else host
+    shown = f"[{shown}]" if ":" in shown else shown
+    return f"http://{shown}:{port}/author/?token={app.config['AUTHOR_TOKEN']}"
 
 
 @cli.command()

@@ -136,6 +136,10 @@ def _kv_bytes(result: Result) -> None:
                    f"raised so one attention page holds a mamba state: 16 × ⌈{mamba[0].state_bytes:,} ÷ "
                    f"(16 × {plan.page_bytes // plan.block_size:,})⌉ = {plan.block_size:,} "
                    f"(mamba page padded {plan.mamba_padding:.2%})")
+    elif plan.block_size != result.inputs.block_size:
+        # An MLA backend's own block size (blocks.choose_block_size), not the input's 16.
+        result.add("block_size", plan.block_size, "tokens", fmt.commas(plan.block_size),
+                   f"{plan.block_size} tokens per block, as the attention backend sets it")
 
 
 def _max_model_len(result: Result) -> int | None:

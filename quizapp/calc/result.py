@@ -97,7 +97,7 @@ VALUES = {
     "kv_bytes_per_token_all_layers": "bytes per token if every layer kept every token (hybrid models)",
     "state_bytes_per_request": "linear-attention (mamba) state per request, whatever its length",
     "bytes_per_block": "bytes of one block id across the layers of a group",
-    "block_size": "tokens per block, when vLLM raises it for a hybrid model",
+    "block_size": "tokens per block, when vLLM or the attention backend sets it (hybrid mamba, MLA backends)",
     "max_model_len": "the model's max_position_embeddings, when max_model_len is not given",
     "max_num_batched_tokens": "tokens per scheduler step (sliding-window models)",
     "in_flight_tokens": "tokens a sliding window keeps beyond its size (batches in flight × batched tokens)",

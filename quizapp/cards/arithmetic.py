@@ -33,7 +33,7 @@ TOKEN = re.compile(
     r"|(?P<eq>=)"
     r"|(?P<open>[(⌈⌊])|(?P<close>[)⌉⌋])"
     r"|(?P<stop>[,;:?!→≈≠<>≤≥\n]|\.(?!\d))"
-    r"|(?P<word>%|[^\W\d][\w'’-]*|-[\w'’-]*)"
+    r"|(?P<word>%|[^\W\d][\w'’-]*(?:\.\d[\w'’-]*)*|-[\w'’-]*)"
     r"|(?P<space>\s+)"
     r"|(?P<other>.)",
     re.UNICODE,
@@ -41,6 +41,9 @@ TOKEN = re.compile(
 OPERATORS = {"×": "*", "*": "*", "÷": "/", "/": "/", "+": "+", "−": "-", "-": "-"}
 PAIRS = {"(": ")", "⌈": "⌉", "⌊": "⌋"}
 MAX_CHAIN_TOKENS = 200
+# More words than this between a number and what follows it is prose, not a unit or a label
+# ("3.1 at TP 2" is not "3.1 = 2"; "2 bytes per value" is a label).
+MAX_LABEL_WORDS = 4
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,7 @@ class _ChainBuilder:
         # After a chain breaks off mid-expression ("min(a, b) ÷ 16 = …"), nothing is checked
         # until the next stop: what follows is the tail of arithmetic we could not read.
         self.skipping = False
+        self.labels = 0  # words since the last number
 
     def feed(self, kind: str, match: re.Match) -> None:
         if self.skipping:
@@ -170,13 +174,14 @@ class _ChainBuilder:
             self.close()
             return
         number = Number(float(raw), 0.5 * 10.0 ** (exponent - places), 1.0, places > 0 or exponent < 0)
+        self.labels = 0
         self.sides[-1].append(number)
         self.last_number = number
         self.expect_operand = False
         self.end = match.end()
 
     def _operator(self, op: str, match: re.Match) -> None:
-        if self.expect_operand or self.start is None:
+        if self.expect_operand or self.start is None or self.labels > MAX_LABEL_WORDS:
             self.abort()
             return
         self.sides[-1].append(op)
@@ -184,7 +189,11 @@ class _ChainBuilder:
         self.last_number = None
 
     def _equals(self, match: re.Match) -> None:
-        if self.expect_operand or self.start is None or self._depth():
+        glued = match.start() > 0 and (self.text[match.start() - 1].isalpha() or self.text[match.start() - 1] == "_")
+        if glued:  # "TP=2", "block_size=16": a setting, not arithmetic
+            self.abort()
+            return
+        if self.expect_operand or self.start is None or self._depth() or self.labels > MAX_LABEL_WORDS:
             self.abort()
             return
         self.sides.append([])
@@ -193,7 +202,7 @@ class _ChainBuilder:
 
     def _open(self, match: re.Match) -> None:
         if not self.expect_operand and match.group() == "(":
-            self.label_depth = 1  # "2 (K and V)": a label, not a product
+            self.label_depth, self.label_tokens = 1, 0  # "2 (K and V)": a label, not a product
             return
         if not self.expect_operand:
             self.close()
@@ -216,6 +225,7 @@ class _ChainBuilder:
         word = match.group()
         if self.start is None or self.expect_operand:
             return  # a label before a number ("attention 187,105,280", "TP 8")
+        self.labels += 1
         self.end = match.end()
         scale = UNITS.get(word.lower())
         number = self.last_number
@@ -224,13 +234,16 @@ class _ChainBuilder:
         self.last_number = None  # later words are labels ("2 bytes per value")
 
     def _inside_label(self, kind: str, match: re.Match) -> None:
+        """A parenthesised label may hold anything ("(4 ÷ TP 8, replicated)") up to its close."""
+        self.label_tokens += kind != "space"
         if kind == "open":
             self.label_depth += 1
         elif kind == "close":
             self.label_depth -= 1
-        elif kind == "stop" or self.label_depth > 3:
+            self.end = match.end() if self.label_depth == 0 else self.end
+        elif (kind == "stop" and match.group() == "\n") or self.label_depth > 3 or self.label_tokens > 80:
             self.label_depth = 0
-            self.close()
+            self.abort()
 
     def _depth(self) -> int:
         side = self.sides[-1]
@@ -249,7 +262,7 @@ class _ChainBuilder:
         if self.start is not None and len(sides) >= 2 and sum(len(s) for s in sides) <= MAX_CHAIN_TOKENS:
             self.out.append((self.text[self.start:self.end].strip(), sides))
         self.sides, self.start, self.expect_operand = [[]], None, True
-        self.label_depth, self.last_number = 0, None
+        self.label_depth, self.last_number, self.labels = 0, None, 0
 
 
 def check_chain(chain: Chain) -> ChainError | None:

@@ -24,9 +24,12 @@ class Bank:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     _stamp: tuple = ()
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    frozen: bool = False  # a copy that never reloads (``public``)
 
     def refresh(self) -> "Bank":
         """Reload when any card file was added, removed or changed since the last look."""
+        if self.frozen:
+            return self
         stamp = _stamp(self.folder)
         if stamp == self._stamp:
             return self
@@ -37,6 +40,11 @@ class Bank:
                 for diagnostic in self.diagnostics:
                     log.warning("%s", diagnostic)
         return self
+
+    def public(self) -> "Bank":
+        """The bank without its interview-only cards: a copy that never reloads (refresh this one, then ask again)."""
+        cards = {card_id: card for card_id, card in self.cards.items() if not card.interview_only}
+        return Bank(self.folder, cards, self.diagnostics, self._stamp, frozen=True)
 
     def get(self, card_id: str) -> Card | None:
         return self.cards.get(card_id)

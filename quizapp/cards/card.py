@@ -69,6 +69,8 @@ class Card:
     wrong_answers: list[tuple[str, str]]  # (wrong answer piece, why piece)
     key_lines: dict[str, int]
     space: ScenarioSpace | None = None  # what a reader may change (front_matter.check_space)
+    interview_only: bool = False  # shown only to interviewers, and to readers with the author tools
+    rubric: dict[str, list[str]] | None = None  # level name -> the points a candidate at that level makes
     warnings: list[Diagnostic] = field(default_factory=list)
     env: ImmutableSandboxedEnvironment | None = field(repr=False, default=None)  # holds the compiled pieces
     render_cache: dict[tuple, Rendered] = field(repr=False, default_factory=dict)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..calc import FIELD_NAMES, VALUES, did_you_mean, model_ids
 from .card import Variant
+from .rubric import LEVEL_NAMES
 from .space import ATTENTION_KINDS, INPUT_GROUPS, NOT_FROM_A_PAGE, ScenarioSpace, default_space, expand_inputs, \
     models_of_kinds
 from .source import CardSource
@@ -37,6 +38,8 @@ FRONT_MATTER = (
     Key("answer", default=None),  # a typed answer is shown back, not checked
     Key("space", default=None),  # None: the models of the scenario's attention kind, the inputs it names
     Key("taught_in", default=[]),
+    Key("interview_only", default=False),  # True: only interviewers and authors see the card
+    Key("rubric", default=None),  # None: the scale's general meaning of each level
 )
 # The keys of the space block.
 SPACE = (
@@ -154,6 +157,35 @@ def check_answer(source: CardSource) -> dict | None:
                                "(text)")
         _check_value_name(source, mistake["value"], f"{prefix}.value")
     return {"value": answer["value"], "tolerance": float(tolerance), "mistakes": mistakes}
+
+
+def check_interview_only(source: CardSource) -> bool:
+    value = source.front_matter.get("interview_only", default(FRONT_MATTER, "interview_only"))
+    if not isinstance(value, bool):
+        raise source.error(source.line_of("interview_only"), "interview_only must be true or false")
+    return value
+
+
+def check_rubric(source: CardSource) -> dict[str, list[str]] | None:
+    """The card's rubric: for each level it names, the points a candidate at that level makes."""
+    raw = source.front_matter.get("rubric", default(FRONT_MATTER, "rubric"))
+    if raw is None:
+        return None
+    example = "e.g. solid: [names the KV heads as what sets the bytes per token]"
+    if not isinstance(raw, dict) or not raw:
+        raise source.error(source.line_of("rubric"), f"rubric must map levels ({', '.join(LEVEL_NAMES)}) to "
+                           "the points a candidate at that level makes", example)
+    rubric = {}
+    for name, points in raw.items():
+        line = source.line_of(f"rubric.{name}")
+        if name not in LEVEL_NAMES:
+            raise source.error(line, f"unknown rubric level {name!r}",
+                               did_you_mean(str(name), LEVEL_NAMES) or f"levels are {', '.join(LEVEL_NAMES)}")
+        points = [points] if isinstance(points, str) else points
+        if not isinstance(points, list) or not points or not all(isinstance(p, str) and p.strip() for p in points):
+            raise source.error(line, f"rubric.{name} must be a point or a list of points", example)
+        rubric[name] = [" ".join(point.split()) for point in points]
+    return rubric
 
 
 def _check_input_names(source: CardSource, inputs: dict, prefix: str) -> None:

@@ -12,7 +12,8 @@ from .card import Card
 from .checks import check_renders, literal_number_warnings, measured_without_scenario
 from .compile import compile_pieces
 from .diagnostics import CardError, Diagnostic
-from .front_matter import check_answer, check_listing, check_scenario, check_space, check_variants
+from .front_matter import check_answer, check_interview_only, check_listing, check_rubric, check_scenario, \
+    check_space, check_variants
 from .sections import build_sections
 from .source import split_card
 
@@ -43,7 +44,7 @@ def load_card(path: Path, display_path: str, full: bool = False) -> Card:
         **listing, path=source.path, mtime=mtime, scenario=scenario, variants=variants,
         taught_in=draft.taught_in, answer=answer, pieces=pieces, stages=draft.stages,
         follow_ups=draft.follow_ups, wrong_answers=draft.wrong_answers, key_lines=source.key_lines, env=env,
-        space=space,
+        space=space, interview_only=check_interview_only(source), rubric=check_rubric(source),
     )
     errors = compile_errors + measured_without_scenario(card) + check_renders(card, full)
     if errors:

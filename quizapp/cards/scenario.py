@@ -29,7 +29,9 @@ FRACTION_KEYS = ("gpu", "gpu_memory_utilization")
 POOL_RULES = {"tokens": "pool_tokens", "bytes": "kv_cache_memory_bytes", "fraction": "gpu_memory_utilization"}
 # Inputs that a cleared field unsets; for the others an empty field means "unchanged".
 UNSETTABLE = POOL_SIZERS + FRACTION_KEYS + ("max_model_len", "non_kv_cache_memory_bytes", "free_memory_bytes",
-                                            "total_memory_bytes", "weights_bytes")
+                                            "total_memory_bytes", "weights_bytes", "model", "kv_bytes_per_token")
+# A cleared field on a page unsets these; a page always sends a model, so an empty one is no change.
+CLEARABLE = tuple(name for name in UNSETTABLE if name not in ("model", "kv_bytes_per_token"))
 DEFAULTS = vars(Inputs())
 # Inputs a reader may set from the page or the URL (a whole config.json is for the API).
 QUERY_FIELDS = tuple(name for name in FIELD_NAMES if name != "config")
@@ -146,7 +148,7 @@ def overrides_from_query(args) -> dict:
         value = str(args[name]).strip()
         if value:
             overrides[name] = args[name]
-        elif name in UNSETTABLE:
+        elif name in CLEARABLE:
             overrides[name] = None
     return overrides
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..calc import VALUES
 from .render import render_piece
-from .stage_order import available_stages, needed_name, shown_stages
+from .stage_order import available_stages, needed_name, needs, shown_stages
 
 if TYPE_CHECKING:
     from .card import Card
@@ -44,13 +44,19 @@ class CardView:
         return next((s for s in self.stages if s.name == name), None)
 
 
-def card_view(card: Card, scenario: Scenario, revealed: set[str]) -> CardView:
+def card_view(card: Card, scenario: Scenario, revealed: set[str], in_order: bool = True) -> CardView:
     """The card as this reader may see it, with ``revealed`` stages rendered and nothing else.
 
-    A stage revealed out of order stays closed until the stage it needs is shown (stage_order).
+    A reader practising alone opens the stages in order: a stage revealed out of order stays
+    closed until the stage it needs is shown (stage_order). In an interview (``in_order=False``)
+    the interviewer decides: exactly the stages they revealed are shown (follow-up questions
+    still open with the full answer).
     """
-    revealed = shown_stages(card, revealed)
-    available = set(available_stages(card, revealed))
+    if in_order:
+        revealed = shown_stages(card, revealed)
+        available = set(available_stages(card, revealed))
+    else:
+        available = {s.name for s in card.stages if s.name not in revealed and needs(s.name) in revealed}
     used_names: set[str] = set()
     others: list[tuple[str, str, str]] = []
     question = render_piece(card, "question", scenario)

@@ -51,3 +51,46 @@ def m002_scheduling(db: Database):
     }, pk="id", foreign_keys=[("learner_id", "learners", "id")])
     db["review_log"].create_index(["learner_id", "event_id"], unique=True)
     db["review_log"].create_index(["learner_id", "reviewed_at"])
+
+
+@migrations()
+def m003_interviews(db: Database):
+    # A live interview. Only the SHA-256 digests of its two tokens are stored (the tokens are
+    # the credentials). version counts every change; candidate_version only those the candidate sees.
+    db["interviews"].create({
+        "id": str,
+        "interviewer_digest": str,
+        "candidate_digest": str,
+        "candidate": str,
+        "role": str,
+        "created_at": str,
+        "started_at": str,  # when the first card went on the candidate's screen
+        "ended_at": str,
+        "recommendation": str,
+        "reason": str,
+        "scratch": str,  # the candidate's scratch box, as last sent
+        "scratch_at": str,
+        "version": int,
+        "candidate_version": int,
+    }, pk="id", not_null={"interviewer_digest", "candidate_digest", "created_at", "version", "candidate_version"},
+        defaults={"version": 0, "candidate_version": 0})
+    db["interviews"].create_index(["interviewer_digest"], unique=True)
+    db["interviews"].create_index(["candidate_digest"], unique=True)
+    # Its cards in order, each with the scenario the interviewer chose: a variant and changed inputs (JSON).
+    db["interview_cards"].create({"interview_id": str, "position": int, "card_id": str, "variant": int,
+                                  "overrides": str}, pk=("interview_id", "position"),
+                                 foreign_keys=[("interview_id", "interviews", "id")])
+    db["interview_cards"].create_index(["interview_id", "card_id"], unique=True)
+    # Each stretch of time a card was on the candidate's screen: its timer.
+    db["interview_visits"].create({"id": int, "interview_id": str, "card_id": str, "started_at": str,
+                                   "ended_at": str}, pk="id", foreign_keys=[("interview_id", "interviews", "id")])
+    db["interview_visits"].create_index(["interview_id", "started_at"])
+    for table, key in (("interview_reveals", "stage"), ("interview_signals", "signal")):
+        db[table].create({"interview_id": str, "card_id": str, key: str, "at": str},
+                         pk=("interview_id", "card_id", key), foreign_keys=[("interview_id", "interviews", "id")])
+    db["interview_scores"].create({"interview_id": str, "card_id": str, "stage": str, "score": int, "at": str},
+                                  pk=("interview_id", "card_id", "stage"),
+                                  foreign_keys=[("interview_id", "interviews", "id")])
+    db["interview_notes"].create({"id": int, "interview_id": str, "card_id": str, "text": str, "at": str},
+                                 pk="id", foreign_keys=[("interview_id", "interviews", "id")])
+    db["interview_notes"].create_index(["interview_id", "at"])

@@ -8,31 +8,39 @@ from werkzeug.exceptions import HTTPException
 from ..calc import CalcError
 from ..cards import OutOfOrder
 from ..progress.events import EventError
+from ..progress.interviews import InterviewError
 from ..progress.scheduling import RATINGS
-from . import api, author, learner, practice, security, storage
+from . import access, api, author, interview, interview_api, learner, practice, security, storage
 
 # Errors that name the input at fault (each has .message, .field and .to_json()), with the title
 # of the page a browser gets. An error type may set .status (409 for a reused event id or a
 # stage revealed out of order); else 400.
-INPUT_ERRORS = {CalcError: "Not calculated", EventError: "Not stored", OutOfOrder: "Not yet"}
+INPUT_ERRORS = {CalcError: "Not calculated", EventError: "Not stored", OutOfOrder: "Not yet",
+                InterviewError: "Not saved"}
 
 
 def wants_json() -> bool:
-    return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
+    """The API, a script that asks for JSON, and a request that sends JSON get their errors as JSON."""
+    return (request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
+            or request.is_json)
 
 
 def register(app: Flask) -> None:
     # First: a refused request stops before storage makes a learner for it.
     security.init_app(app)
+    access.init_app(app)
     storage.init_app(app)
+    interview_api.init_app(app)
     # Macros that templates import see the globals, not a view's context: the grade form loops over this.
     app.jinja_env.globals["RATINGS"] = RATINGS
     app.register_blueprint(api.bp)
     app.register_blueprint(learner.bp)
     app.register_blueprint(practice.bp)
     app.register_blueprint(author.bp)
+    app.register_blueprint(interview.bp)
+    app.register_blueprint(interview_api.bp)
 
-    def input_error(error: CalcError | EventError):
+    def input_error(error: CalcError | EventError | InterviewError):
         status = getattr(error, "status", 400)
         if wants_json():
             return jsonify(error.to_json()), status

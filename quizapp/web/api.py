@@ -6,12 +6,13 @@ Errors are {"error", "field"}: 400 for bad input, 409 for an event_id reused for
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, jsonify, request
+from flask import Blueprint, jsonify, request
 
 from ..calc import CalcError, calculate, gpu_entries, model_entries
 from ..cards import scenario_from_query
 from ..progress import events as progress_events
 from ..progress.summary import summary
+from .access import require_author_tools
 from .storage import get_bank, get_card, get_db, learner_id
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -42,8 +43,7 @@ def gpus():
 @bp.get("/cards/<card_id>/values")
 def card_values(card_id):
     """Every value the card's scenario computes (an author tool: pages never use it)."""
-    if not current_app.config["AUTHOR_TOOLS"]:
-        abort(404, description="Author tools are turned off on this server.")
+    require_author_tools()
     card = get_card(card_id)
     scenario = scenario_from_query(card, request.args)
     data = scenario.result.to_json()

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, render_template
+from flask import Blueprint, render_template
 
+from .access import require_author_tools
 from .card_page import page_context, scenario_from_request
 from .storage import get_bank, get_card
 
 bp = Blueprint("author", __name__, url_prefix="/author")
-
-
-@bp.before_request
-def author_tools_only():
-    if not current_app.config["AUTHOR_TOOLS"]:
-        abort(404, description="Author tools are turned off on this server.")
+bp.before_request(require_author_tools)
 
 
 @bp.get("/")

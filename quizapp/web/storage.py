@@ -10,6 +10,7 @@ from flask import Flask, abort, current_app, g, request, session
 from ..cards import Bank, Card
 from ..progress import learners
 from ..progress.db import connect
+from .access import author_access
 
 
 def get_db():
@@ -18,16 +19,24 @@ def get_db():
     return g.db
 
 
-def get_bank() -> Bank:
-    """The app's bank, loaded once per process and reloaded when a card file changes."""
+def loaded_bank() -> Bank:
+    """Every card, interview-only ones too: the app's bank, loaded once per process and reloaded
+    when a card file changes. Interviewers' consoles use it; readers' pages use ``get_bank``."""
     bank = current_app.extensions.get("quizapp.bank")
     if bank is None:
         bank = current_app.extensions["quizapp.bank"] = Bank(Path(current_app.config["QUESTIONS_DIR"]))
     return bank.refresh()
 
 
+def get_bank() -> Bank:
+    """The bank as this reader may see it: interview-only cards only when the author tools are open to them."""
+    bank = loaded_bank()
+    return bank if author_access() else bank.public()
+
+
 def get_card(card_id: str) -> Card:
-    """The card with this id, or a 404 that names it."""
+    """The card with this id, or a 404 that names it (an interview-only card the reader may not see is
+    not there)."""
     card = get_bank().get(card_id)
     if card is None:
         abort(404, description=f"There is no card {card_id!r} in the question bank.")

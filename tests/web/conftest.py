@@ -1,4 +1,4 @@
-"""The web tests' app, on a question bank of their own, and a reader who goes through a card.
+"""The web tests' app, on a question bank of their own; a reader who goes through a card, and an interviewer.
 
 The bank in data/questions holds copies of the seed cards: the tests assert on their wording,
 so the shipped cards in questions/ can change without breaking them.
@@ -43,7 +43,9 @@ class BrowserClient(FlaskClient):
     def post(self, *args, csrf: bool = True, **kwargs) -> TestResponse:
         url = str(args[0] if args else kwargs.get("path", "/"))
         data = kwargs.get("data")
-        if csrf and not url.startswith("/api/") and (data is None or isinstance(data, dict)):
+        if csrf and not url.startswith("/api/") and "json" in kwargs:
+            kwargs["headers"] = {"X-CSRFToken": self.csrf_token(), **(kwargs.get("headers") or {})}
+        elif csrf and not url.startswith("/api/") and (data is None or isinstance(data, dict)):
             kwargs["data"] = {"csrf_token": self.csrf_token(), **(data or {})}
         return super().post(*args, **kwargs)
 
@@ -119,3 +121,28 @@ class Reader:
 @pytest.fixture
 def reader(client) -> Reader:
     return Reader(client)
+
+
+class Interviewer:
+    """An interviewer's browser: JSON requests to the interview API with the CSRF token a page gives."""
+
+    def __init__(self, client: FlaskClient):
+        self.client = client
+
+    def csrf(self) -> str:
+        page = self.client.get("/interview/new").text
+        return re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+
+    def post(self, url: str, body=None, **headers) -> TestResponse:
+        return self.client.post(url, json=body, headers={"X-CSRFToken": self.csrf(), **headers})
+
+    def create(self, cards=("kv-pool-users",), candidate="Ada", role="Inference Engineering") -> dict:
+        """A new session over the API: {"id", "interviewer_url", "candidate_url"}."""
+        response = self.post("/api/interviews", {"candidate": candidate, "role": role, "cards": list(cards)})
+        assert response.status_code == 201, response.get_json()
+        return response.get_json()
+
+
+@pytest.fixture
+def interviewer(client) -> Interviewer:
+    return Interviewer(client)
