@@ -240,7 +240,7 @@ def render_reading(data: dict) -> str:
             lines.append(f"  gpu_memory_utilization {ceiling} is the most that starts with this free memory")
     if data["notes"]:
         lines += ["", "Notes:", *(f"  - {note}" for note in data["notes"])]
-    flags = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in data["continue_inputs"].items())
+    flags = " ".join(_as_flag(name, value) for name, value in data["continue_inputs"].items())
     lines += ["", "Continue in the calculator:", f"  quizapp calc {flags}"]
     if data["unrecognised"]:
         lines += ["", f"Lines not recognised ({data['unrecognised_total']:,}):"]
@@ -248,6 +248,13 @@ def render_reading(data: dict) -> str:
         if data["unrecognised_total"] > 20:
             lines.append(f"  … and {data['unrecognised_total'] - 20:,} more (--json lists up to 200)")
     return "\n".join(lines)
+
+
+def _as_flag(name: str, value) -> str:
+    """An input as `quizapp calc` takes it: --x N, or --x / --no-x for a switch."""
+    if isinstance(value, bool):
+        return _flag(name) if value else f"--no-{_flag(name)[2:]}"
+    return f"{_flag(name)} {value}"
 
 
 def _render_predicted(data: dict) -> list[str]:

@@ -108,3 +108,27 @@ def test_flashinfer_gdn_on_hopper_keeps_a_checkpoint_block_and_a_64_token_grid()
     assert l4.plan.block_size == 544
     assert hopper.plan.block_size == 576  # 64 × ⌈1,097,728 ÷ (64 × 2,048)⌉
     assert hopper.plan.mamba_blocks == 3
+
+
+LOG = """INFO 05-01 10:00:00 [api_server.py:1] vLLM API server version 0.33.0
+INFO 05-01 10:00:00 [utils.py:1] non-default args: {{'model': 'google/gemma-2-9b-it', 'max_model_len': 8192, {args}'max_num_batched_tokens': 2048}}
+INFO 05-01 10:00:05 [kv_cache_utils.py:1] GPU KV cache size: 70,232 tokens, Maximum concurrency for 8,192 tokens per request: 8.57x
+"""
+
+
+def test_a_log_with_no_async_scheduling_is_predicted_with_it():
+    from quizapp.calc import read_log
+
+    data = read_log(LOG.format(args="'async_scheduling': False, ")).to_json()
+    assert data["async_scheduling"] is False
+    assert data["predicted"]["agrees"] is True
+    assert data["continue_inputs"]["async_scheduling"] is False
+
+
+def test_a_log_whose_sliding_pool_reads_as_one_batch_in_flight_is_explained():
+    from quizapp.calc import read_log
+
+    data = read_log(LOG.format(args="")).to_json()
+    assert data["async_scheduling"] is None
+    assert data["predicted"]["agrees"] is False
+    assert any("--no-async-scheduling" in why for why in data["predicted"]["explanations"])
