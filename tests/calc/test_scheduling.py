@@ -128,7 +128,12 @@ def test_a_log_with_no_async_scheduling_is_predicted_with_it():
 def test_a_log_whose_sliding_pool_reads_as_one_batch_in_flight_is_explained():
     from quizapp.calc import read_log
 
-    data = read_log(LOG.format(args="")).to_json()
+    # 20 GiB hold 7,801 blocks; with one batch in flight a request reserves 512 + 385 of them.
+    log = "\n".join([*LOG.format(args="").splitlines()[:2],
+                     "INFO 05-01 10:00:04 [gpu_worker.py:1] Available KV cache memory: 20.0 GiB",
+                     "INFO 05-01 10:00:05 [kv_cache_utils.py:1] GPU KV cache size: 71,243 tokens, Maximum "
+                     "concurrency for 8,192 tokens per request: 8.70x"])
+    data = read_log(log).to_json()
     assert data["async_scheduling"] is None
     assert data["predicted"]["agrees"] is False
     assert any("--no-async-scheduling" in why for why in data["predicted"]["explanations"])
