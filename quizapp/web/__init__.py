@@ -8,7 +8,7 @@ from werkzeug.exceptions import HTTPException
 from ..calc import CalcError
 from ..progress.events import EventError
 from ..progress.scheduling import RATINGS
-from . import api, author, learner, practice, storage
+from . import api, author, calc_compare, calc_log, calc_page, learner, practice, security, storage
 
 # Errors that name the input at fault (each has .message, .field and .to_json()), with the title
 # of the page a browser gets. An error type may set .status (409 for a reused event id); else 400.
@@ -21,12 +21,16 @@ def wants_json() -> bool:
 
 def register(app: Flask) -> None:
     storage.init_app(app)
+    security.init_app(app)
     # Macros that templates import see the globals, not a view's context: the grade form loops over this.
     app.jinja_env.globals["RATINGS"] = RATINGS
     app.register_blueprint(api.bp)
     app.register_blueprint(learner.bp)
     app.register_blueprint(practice.bp)
     app.register_blueprint(author.bp)
+    app.register_blueprint(calc_page.bp)
+    app.register_blueprint(calc_compare.bp)
+    app.register_blueprint(calc_log.bp)
 
     def input_error(error: CalcError | EventError):
         status = getattr(error, "status", 400)
