@@ -48,6 +48,7 @@
   }
 
   function bind(form) {
+    form.dataset.bound = "1";  // tests wait for this before they type
     const target = form.dataset.target;
     const post = form.method.toLowerCase() === "post";
     let latest = null;

@@ -27,9 +27,9 @@ OWN_FIRST = ("model", "kv_cache_dtype", "weights_dtype", "tensor_parallel_size",
 SHARED_FIRST = ("gpu", "gpu_memory_utilization", "pool_tokens", "kv_cache_memory_bytes", "max_model_len",
                 "prompt_tokens", "output_tokens", "vllm_version")
 # (value, chart title, unit, scale): the figures a reader compares first.
-CHARTS = (("kv_bytes_per_token", "KV bytes per token", "KiB", 1 / 1024),
-          ("pool_tokens", "Pool (tokens)", "tokens", 1),
-          ("max_concurrency", "Max concurrency", "x", 1),
+CHARTS = (("kv_bytes_per_token", "KV bytes per token (KiB)", "KiB", 1 / 1024),
+          ("pool_tokens", "Pool (tokens, as vLLM logs it)", "tokens", 1),
+          ("max_concurrency", "Max concurrency", "×", 1),
           ("users_fit", "Users that fit", "users", 1))
 
 
@@ -42,7 +42,7 @@ def page():
 @bp.get("/fragment")
 def fragment():
     context = build(request.args or DEFAULT_QUERY)
-    return jsonify({"output": render_template("calc/_compare_output.html", **context), "errors": context["errors"],
+    return jsonify({"output": render_template("calc/_compare_output.html", **context).strip(), "errors": context["errors"],
                     "refusals": context["refusals"], "url": context["url"], "announce": _announcement(context)}), \
         context["status"]
 
@@ -95,7 +95,8 @@ def _run(letter: str, shared: dict, own: dict, errors: dict, refusals: dict) -> 
         field = field_of(error)
         if field:
             key = f"{letter}.{field}" if field in own or field not in shared else field
-            errors[key] = error.message if key != field else f"{name}: {error.message}"
+            message = error.message if key != field else f"{name}: {error.message}"
+            errors[key] = f"{errors[key]}; {message}" if key in errors else message
         return scenario
     scenario["result"], scenario["view"] = result, result_view(result)
     for field, messages in refusals_by_field(result).items():
@@ -143,7 +144,7 @@ def _charts(scenarios: list[dict]) -> list[dict]:
     for name, title, unit, scale in CHARTS:
         points = [(f"{s['name']}: {_short(s['title'])}", _value(s["result"], name) * scale)
                   for s in scenarios if _value(s["result"], name) is not None]
-        charts.append({"title": f"{title} ({unit})" if unit != "x" else title,
+        charts.append({"title": title,
                        "svg": hbar_chart(points, title, unit=unit, width=420, value_width=96,
                                          description=f"{title} of each scenario that has one.")})
     return charts

@@ -44,7 +44,7 @@ def read():
 @bp.post("/fragment")
 def fragment():
     context = _read_posted()
-    return jsonify({"output": render_template("calc/_log_output.html", **context), "error": context["error"],
+    return jsonify({"output": render_template("calc/_log_output.html", **context).strip(), "error": context["error"],
                     "announce": context["announce"]}), context["status"]
 
 

@@ -138,7 +138,7 @@ def compare_url(raw: dict[str, str]) -> str:
 def fragment_json(context: dict) -> dict:
     """The parts of the page that change, rendered by the template the page includes."""
     return {
-        "output": render_template("calc/_output.html", **context),
+        "output": render_template("calc/_output.html", **context).strip(),
         "errors": context["errors"],
         "refusals": context["refusals"],
         "url": context["url"],

@@ -70,7 +70,9 @@ def memory_bar(result: Result) -> dict | None:
     other = result.inputs.non_kv_cache_memory_bytes
     pool = values["kv_cache_memory_bytes"].value
     used = (weights or 0) + other + pool
-    segments = [("Weights", weights or 0, "weights" if weights is not None else "weights (not counted)"),
+    weights_why = ("given" if result.inputs.weights_bytes is not None else
+                   "counted from the config" if weights is not None else "not counted")
+    segments = [("Weights", weights or 0, weights_why),
                 ("Non-KV memory", other, "activations, CUDA graphs" if other else "not given: vLLM measures it"),
                 ("KV pool", pool, f"{result['num_blocks']:,} blocks" if "num_blocks" in values else "")]
     requested = result.get("requested_memory_bytes")

@@ -89,7 +89,7 @@ def stacked_bar(segments: list[tuple[str, float]], title: str, *, total: float, 
     """One horizontal bar of ``total`` split into segments, left to right, with labelled markers above it.
 
     A segment's shade is SEGMENT_OPACITY[i] (cycled); each has a tooltip, and <desc> reads every
-    segment and marker. Values past ``total`` are clipped to the bar.
+    segment and marker (a marker's label states its own value). Values past ``total`` are clipped to the bar.
     """
     chart_id = _chart_id("stacked", title, list(segments) + list(markers), unit)
     height, top, bar_height, pad = 64, 26, 28, 2
@@ -112,7 +112,7 @@ def stacked_bar(segments: list[tuple[str, float]], title: str, *, total: float, 
         parts.append(_label(lx, top - 6, label, anchor=anchor))
     parts.append(_label(pad, height - 2, "0", anchor="start"))
     parts.append(_label(width - pad, height - 2, _with_unit(total, unit), anchor="end"))
-    listing = "; ".join(_say(label, value, unit) for label, value in [*segments, *markers])
+    listing = "; ".join([_say(label, value, unit) for label, value in segments] + [label for label, _ in markers])
     desc = f"{description} {listing}." if description else f"{listing}."
     return _svg(chart_id, title, desc, width, height, parts)
 
