@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from flask import Blueprint, jsonify, render_template, request
+from flask import Blueprint, jsonify, redirect, render_template, request
 
 from ..calc import VALUES, CalcError, Result, calculate
-from .calc_form import CHOICE_DEFAULTS, PAGE_FIELDS, PLACEHOLDERS, canonical_query, controls, field_of, read_inputs
+from .calc_form import (CHOICE_DEFAULTS, PAGE_FIELDS, PLACEHOLDERS, canonical_query, controls, field_of, read_inputs,
+                        tidier_url)
 from .calc_view import refusals_by_field, result_view, value_text
 from .charts import hbar_chart
 
@@ -35,7 +36,11 @@ CHARTS = (("kv_bytes_per_token", "KV bytes per token (KiB)", "KiB", 1 / 1024),
 
 @bp.get("")
 def page():
-    context = build(request.args or DEFAULT_QUERY)
+    args = request.args or DEFAULT_QUERY
+    context = build(args)
+    tidier = tidier_url(request.args, context["url"]) if request.args else None
+    if tidier:
+        return redirect(tidier)
     return render_template("calc/compare.html", **context), context["status"]
 
 

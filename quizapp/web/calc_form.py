@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import yaml
 
@@ -75,6 +75,14 @@ def calc_url(raw: Mapping[str, str]) -> str:
     """/calc for these inputs; an empty scenario keeps one empty key, so it is not read as the default."""
     query = canonical_query(raw)
     return "/calc?" + (urlencode(query) if query else "model=")
+
+
+def tidier_url(args, canonical: str) -> str | None:
+    """The canonical URL when the query is a submitted form's (blank fields, its own order); None when
+    the query already is it. A form without JavaScript sends every field, empty or not."""
+    blanks = any(not value.strip() for value in args.values())
+    pairs = parse_qsl(urlsplit(canonical).query, keep_blank_values=True)
+    return canonical if blanks and pairs != list(args.items(multi=True)) else None
 
 
 def field_of(error: CalcError, names=PAGE_FIELDS + ("config",)) -> str | None:

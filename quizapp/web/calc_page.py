@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 from urllib.parse import urlencode
 
-from flask import Blueprint, jsonify, render_template, request, url_for
+from flask import Blueprint, jsonify, redirect, render_template, request, url_for
 
 from ..calc import BY_NAME, CalcError, calculate
-from .calc_form import PAGE_FIELDS, calc_url, canonical_query, card_snippet, controls, field_of, read_inputs
+from .calc_form import (PAGE_FIELDS, calc_url, canonical_query, card_snippet, controls, field_of, read_inputs,
+                        tidier_url)
 from .calc_view import refusals_by_field, result_view
 from .security import csrf, limit_body
 
@@ -31,7 +32,11 @@ MODEL_SOURCES = ("model", "kv_bytes_per_token")
 
 @bp.get("")
 def page():
-    context = build(scenario_from(request.args), None)
+    raw = scenario_from(request.args)
+    tidier = tidier_url(request.args, calc_url(raw))
+    if tidier:
+        return redirect(tidier)
+    context = build(raw, None)
     return render_template("calc/page.html", **context), context["status"]
 
 

@@ -67,9 +67,16 @@ def test_the_form_holds_the_scenario_it_shows(client):
 
 
 def test_the_share_link_is_the_canonical_url(client):
-    page = client.get("/calc?output_tokens=128&model=Qwen%2FQwen3-8B&kv_cache_dtype=auto&prompt_tokens=512&gpu=")
-    text = page.get_data(as_text=True)
+    text = client.get("/calc?output_tokens=128&model=Qwen%2FQwen3-8B&kv_cache_dtype=auto&prompt_tokens=512").text
     assert 'id="share-link" href="/calc?model=Qwen%2FQwen3-8B&amp;prompt_tokens=512&amp;output_tokens=128"' in text
+
+
+def test_a_submitted_form_is_sent_on_to_its_scenarios_url(client):
+    response = client.get("/calc?model=Qwen%2FQwen3-8B&kv_bytes_per_token=&kv_cache_dtype=auto&block_size=16"
+                          "&max_model_len=8192&gpu=")
+    assert response.status_code == 302
+    assert response.headers["Location"] == "/calc?model=Qwen%2FQwen3-8B&max_model_len=8192"
+    assert client.get("/calc?model=").status_code == 400  # an empty scenario stays where it is
 
 
 def test_the_memory_bar_is_svg_drawn_on_the_server(client):
