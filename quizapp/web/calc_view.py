@@ -6,8 +6,8 @@ The calculator page and the compare page both build their results here.
 
 from __future__ import annotations
 
-from ..calc import CHECK_FIELDS, VALUES, Result, fmt
-from .charts import SEGMENT_OPACITY, stacked_bar
+from ..calc import BY_NAME, CHECK_FIELDS, VALUES, Result, fmt
+from .charts import MARKER_DASHES, SEGMENT_OPACITY, stacked_bar
 
 # The figures an engineer sizing a deployment looks for first, in the order they follow from each other.
 KEY_FIGURES = ("kv_bytes_per_token", "pool_tokens", "max_concurrency", "users_fit")
@@ -27,12 +27,16 @@ def result_view(result: Result) -> dict:
                   "derivation": quantity.derivation}
                  for name, quantity in values.items() if name != "log_line"],
         "log_lines": values["log_line"].value.splitlines() if "log_line" in values else [],
-        "refused": [{"check": c["check"], "message": c["message"], "field": CHECK_FIELDS.get(c["check"])}
-                    for c in refused],
+        "refused": [{"check": c["check"], "message": c["message"], "field": CHECK_FIELDS.get(c["check"]),
+                     "flag": _flag(CHECK_FIELDS.get(c["check"]))} for c in refused],
         "refusals": refusals_by_field(result),
         "notes": list(result.notes),
         "bar": memory_bar(result),
     }
+
+
+def _flag(field: str | None) -> str | None:
+    return (BY_NAME[field].vllm_flag or field) if field else None
 
 
 def summary_line(result: Result) -> str:
@@ -93,5 +97,6 @@ def memory_bar(result: Result) -> dict | None:
                "opacity": SEGMENT_OPACITY[i % len(SEGMENT_OPACITY)]}
               for i, (label, value, detail) in enumerate(segments)]
     over = used > total
-    return {"svg": svg, "legend": legend, "markers": [label for label, _ in markers], "over": over,
+    marked = [{"label": label, "dash": MARKER_DASHES[i % len(MARKER_DASHES)]} for i, (label, _) in enumerate(markers)]
+    return {"svg": svg, "legend": legend, "markers": marked, "over": over,
             "total": fmt.gib(total)}

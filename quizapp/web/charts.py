@@ -82,17 +82,18 @@ def hbar_chart(points: list[tuple[str, float]], title: str, *, width: int = 640,
 
 # Fill opacities of a stacked bar's segments, in order; a legend repeats them beside each label.
 SEGMENT_OPACITY = (0.9, 0.6, 0.35, 0.12)
+MARKER_DASHES = ("4 2", "1 2")  # a stacked bar's marker lines, in order
 
 
 def stacked_bar(segments: list[tuple[str, float]], title: str, *, total: float, unit: str = "",
                 markers: list[tuple[str, float]] = (), width: int = 640, description: str | None = None) -> str:
-    """One horizontal bar of ``total`` split into segments, left to right, with labelled markers above it.
+    """One horizontal bar of ``total`` split into segments, left to right, with marker lines across it.
 
     A segment's shade is SEGMENT_OPACITY[i] (cycled); each has a tooltip, and <desc> reads every
     segment and marker (a marker's label states its own value). Values past ``total`` are clipped to the bar.
     """
     chart_id = _chart_id("stacked", title, list(segments) + list(markers), unit)
-    height, top, bar_height, pad = 64, 26, 28, 2
+    height, top, bar_height, pad = 56, 14, 28, 2
     if not total > 0:
         return _no_data(chart_id, title, description, width, height)
     plot = width - 2 * pad
@@ -104,12 +105,12 @@ def stacked_bar(segments: list[tuple[str, float]], title: str, *, total: float, 
         x += share * plot
     parts.append(f'<rect class="frame" x="{pad}" y="{top}" width="{plot}" height="{bar_height}" fill="none" '
                  'stroke="currentColor" stroke-opacity="0.6"/>')
-    for label, value in markers:
+    for index, (label, value) in enumerate(markers):  # lines only: they may sit close, so a legend names them
         mx = pad + min(_size(value) / total, 1.0) * plot
+        dash = MARKER_DASHES[index % len(MARKER_DASHES)]
         parts.append(f'<line class="marker" x1="{_number(mx)}" y1="{top - 12}" x2="{_number(mx)}" '
-                     f'y2="{top + bar_height + 4}" stroke="currentColor" stroke-width="2" stroke-dasharray="4 2"/>')
-        anchor, lx = ("end", mx - 3) if mx > width / 2 else ("start", mx + 3)
-        parts.append(_label(lx, top - 6, label, anchor=anchor))
+                     f'y2="{top + bar_height + 4}" stroke="currentColor" stroke-width="2" stroke-dasharray="{dash}">'
+                     f'<title>{_text(label)}</title></line>')
     parts.append(_label(pad, height - 2, "0", anchor="start"))
     parts.append(_label(width - pad, height - 2, _with_unit(total, unit), anchor="end"))
     listing = "; ".join([_say(label, value, unit) for label, value in segments] + [label for label, _ in markers])
