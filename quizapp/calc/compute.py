@@ -100,11 +100,12 @@ def _layout_values(result: Result) -> None:
                f"{layout.kv_dtype}: {layout.kv_dtype_bytes} byte(s) per value")
     try:
         params = count_parameters(model)
+        text = f"{params.total / 1e9:.2f} B"  # a count past a float's range cannot be shown either
     except WEIGHTS_ERRORS as error:
         # A config may size the KV cache and still lack what the weights count needs.
         result.notes.append(f"parameters not counted: {why_not_counted(error)}")
         return
-    result.add("num_parameters", params.total, "parameters", f"{params.total / 1e9:.2f} B", params.derivation)
+    result.add("num_parameters", params.total, "parameters", text, params.derivation)
 
 
 def _kv_bytes(result: Result) -> None:

@@ -199,3 +199,20 @@ def test_strange_queries_are_400_or_200_never_500(client, query):
     response = client.get("/calc?" + query)
     assert response.status_code in (200, 400)
     assert "<script>" not in response.get_data(as_text=True).replace('<script src="/static/calc.js"', "")
+
+
+@pytest.mark.parametrize("key, value", [("vocab_size", 1e308), ("num_hidden_layers", "x"), ("layer_types", 5),
+                                        ("sliding_window", []), ("hidden_size", None), ("text_config", "x")])
+def test_a_strange_config_is_400_or_200_never_500(client, key, value):
+    import json
+
+    config = {"model_type": "llama", "num_hidden_layers": 36, "num_attention_heads": 32, "num_key_value_heads": 8,
+              "head_dim": 128, "hidden_size": 4096, "torch_dtype": "bfloat16", key: value}
+    response = client.post("/calc", data={"csrf_token": csrf_token(client), "config": json.dumps(config),
+                                          "gpu": "L4"})
+    assert response.status_code in (200, 400)
+
+
+def test_a_deeply_nested_config_is_refused(client):
+    response = client.post("/calc", data={"csrf_token": csrf_token(client), "config": "[" * 100_000})
+    assert response.status_code == 400
