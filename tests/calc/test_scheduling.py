@@ -137,3 +137,58 @@ def test_a_log_whose_sliding_pool_reads_as_one_batch_in_flight_is_explained():
     assert data["async_scheduling"] is None
     assert data["predicted"]["agrees"] is False
     assert any("--no-async-scheduling" in why for why in data["predicted"]["explanations"])
+
+
+CARD = """\
+---
+id: sliding
+title: A sliding card
+roles: [Inference Engineering]
+tags: [kv-cache]
+scenario:
+  model: google/gemma-2-9b-it
+  max_model_len: 8192
+  kv_cache_memory_bytes: 21474836480
+  max_num_batched_tokens: 2048
+  async_scheduling: false
+---
+
+## Question
+
+What does vLLM log for {{ model }}?
+
+## Short answer
+
+{{ max_concurrency | x }}.
+
+## Full answer
+
+{{ log_line }}
+
+## Follow-ups
+
+### L2 Working: Why?
+
+Because.
+
+## Wrong answers
+
+### "Anything."
+
+No.
+
+## Taught in
+
+The memory lesson.
+"""
+
+
+def test_a_card_scenario_takes_async_scheduling(tmp_path):
+    from quizapp.cards import load_card, resolve_scenario
+
+    path = tmp_path / "sliding.md"
+    path.write_text(CARD, encoding="utf-8")
+    card = load_card(path, str(path))
+    result = resolve_scenario(card, None, {}).result
+    assert result.values["max_concurrency"].text == "8.70x"
+    assert resolve_scenario(card, None, {"async_scheduling": "true"}).result.values["max_concurrency"].text == "7.61x"
