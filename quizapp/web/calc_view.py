@@ -6,7 +6,7 @@ The calculator page and the compare page both build their results here.
 
 from __future__ import annotations
 
-from ..calc import BY_NAME, CHECK_FIELDS, VALUES, Result, fmt
+from ..calc import BY_NAME, CHECK_FIELDS, VALUES, Result, fmt, load_gpu
 from .charts import MARKER_DASHES, SEGMENT_OPACITY, stacked_bar
 
 # The figures an engineer sizing a deployment looks for first, in the order they follow from each other.
@@ -40,8 +40,14 @@ def _flag(field: str | None) -> str | None:
 
 
 def summary_line(result: Result) -> str:
-    layout = result.layout_summary()
-    return f"{layout['model']} · {layout['attention']} · KV {layout['kv_dtype']} · vLLM {result.rules.version}"
+    """Model · attention · KV dtype · TP · GPU · vLLM release: what a reader checks before the numbers."""
+    layout, inputs = result.layout_summary(), result.inputs
+    parts = [layout["model"], layout["attention"], f"KV {layout['kv_dtype']}"]
+    if inputs.tensor_parallel_size > 1:
+        parts.append(f"TP {inputs.tensor_parallel_size}")
+    if inputs.gpu:
+        parts.append(load_gpu(inputs.gpu)["display_name"])
+    return " · ".join(parts + [f"vLLM {result.rules.version}"])
 
 
 def refusals_by_field(result: Result, prefix: str = "") -> dict[str, list[str]]:
