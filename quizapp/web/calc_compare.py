@@ -173,9 +173,9 @@ def _url(shared: dict, owns: dict[str, dict]) -> str:
 
 def _add_url(shared: dict, owns: dict[str, dict], letters: list[str]) -> str | None:
     """The page with one more scenario, a copy of the last one's own inputs."""
-    if len(letters) == len(LETTERS):
+    following = next((letter for letter in LETTERS if letter not in letters), None)
+    if following is None:
         return None
-    following = LETTERS[LETTERS.index(letters[-1]) + 1]
     return _url(shared, {**owns, following: dict(owns[letters[-1]])})
 
 
