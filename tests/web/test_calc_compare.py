@@ -100,7 +100,7 @@ def test_the_calculator_page_links_to_a_comparison_of_its_scenario(client):
 
 
 def test_a_skipped_letter_is_the_next_one_added(client):
-    response = client.get("/calc/compare?a.model=Qwen/Qwen3-8B&d.model=Qwen/Qwen3-14B&gpu=L40S")
+    response = client.get("/calc/compare?d.model=Qwen/Qwen3-14B&model=Qwen/Qwen3-8B&gpu=L40S")
     page = response.get_data(as_text=True)
     assert response.status_code == 200 and page.count('class="scenario-column"') == 3
     assert "c.model=Qwen%2FQwen3-14B" in re.search(r'<a href="([^"]+)" id="add-scenario"', page)[1]
