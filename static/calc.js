@@ -66,6 +66,8 @@
         if (mine !== latest) return;
         if (typeof data.output !== "string") throw new Error(data.error || "HTTP " + response.status);
         replaceTarget(target, data.output);
+        const summary = document.getElementById("form-errors");  // the page load's summary; the fields now speak
+        if (summary) summary.remove();
         markFields(form, data.errors || (data.error ? { log: data.error } : {}), data.refusals);
         if (data.url && window.history && window.history.replaceState) window.history.replaceState(null, "", data.url);
         if (options && options.focus) {

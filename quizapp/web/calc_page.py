@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, jsonify, redirect, render_template, request, url_for
 
-from ..calc import BY_NAME, CalcError, calculate
+from ..calc import BY_NAME, CalcError, calculate, parse_field
 from .calc_form import (PAGE_FIELDS, calc_url, canonical_query, card_snippet, controls, field_of, read_inputs,
                         tidier_url)
 from .calc_view import refusals_by_field, result_view
@@ -95,10 +95,12 @@ def parse_config_text(text: str) -> dict:
 
 def build(raw: dict[str, str], config_text: str | None) -> dict:
     """Everything the page and its fragment show for these inputs (and this config.json, in config mode)."""
-    errors: dict[str, str] = {}
+    errors = _field_errors(raw)  # every input that is wrong on its own, not just the first
     general = None
     result = None
     try:
+        if errors:
+            raise next(iter(errors.values()))
         data: dict = dict(raw)
         if config_text is not None:
             data["config"] = parse_config_text(config_text)
@@ -106,9 +108,10 @@ def build(raw: dict[str, str], config_text: str | None) -> dict:
     except CalcError as error:
         field = field_of(error)
         if field:
-            errors[field] = error.message
+            errors.setdefault(field, error)
         else:
             general = error.message
+    errors = {name: error.message for name, error in errors.items()}
     refusals = refusals_by_field(result) if result else {}
     config_mode = config_text is not None
     names = [n for n in PAGE_FIELDS if n not in MODEL_SOURCES] if config_mode else PAGE_FIELDS
@@ -128,6 +131,16 @@ def build(raw: dict[str, str], config_text: str | None) -> dict:
         "carried": [(k, v) for k, v in canonical_query(raw) if k not in MODEL_SOURCES],
         "status": 400 if (errors or general) else 200,
     }
+
+
+def _field_errors(raw: dict[str, str]) -> dict[str, CalcError]:
+    found = {}
+    for name, value in raw.items():
+        try:
+            parse_field(BY_NAME[name], value)
+        except CalcError as error:
+            found[name] = error
+    return found
 
 
 def compare_url(raw: dict[str, str]) -> str:

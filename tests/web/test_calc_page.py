@@ -216,3 +216,14 @@ def test_a_strange_config_is_400_or_200_never_500(client, key, value):
 def test_a_deeply_nested_config_is_refused(client):
     response = client.post("/calc", data={"csrf_token": csrf_token(client), "config": "[" * 100_000})
     assert response.status_code == 400
+
+
+def test_every_wrong_input_is_marked_at_once_and_listed_above_the_form(client):
+    response = client.get("/calc?model=Qwen/Qwen3-8B&max_model_len=abc&gpu_memory_utilization=2&gpu=L4")
+    page = response.get_data(as_text=True)
+    assert response.status_code == 400
+    assert 'aria-invalid="true"' in control_of(page, "max_model_len")
+    assert 'aria-invalid="true"' in control_of(page, "gpu_memory_utilization")
+    summary = page[page.index('id="form-errors"'):page.index('<form id="calc-form"')]
+    assert '<a href="#in-max_model_len"><code>max_model_len</code></a>' in summary
+    assert "gpu_memory_utilization must be in (0, 1], got 2.0" in summary
