@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import fields
 from pathlib import Path
 
 import click
 
-from .calc import FIELD_NAMES, FIELDS, CalcError, calculate
+from .calc import FIELD_NAMES, FIELDS, CalcError, Inputs, calculate
 
 # The calculator's flags, in the order `quizapp calc --help` lists them.
 ORDER = ("model", "config", "kv_bytes_per_token", "kv_cache_dtype", "tensor_parallel_size", "block_size",
          "max_model_len", "pool_tokens", "kv_cache_memory_bytes", "gpu", "gpu_memory_utilization",
          "prompt_tokens", "output_tokens")
+
+
+# Switches whose default is the chosen vLLM release's: unset unless --x or --no-x is given.
+TRI_STATE = tuple(f.name for f in fields(Inputs) if f.type == "bool | None")
 
 
 def fail(message: str, code: int = 2):
@@ -122,7 +127,10 @@ def _calc_options(command):
     for name in reversed(names):
         field = by_name[name]
         flag = _flag(name)
-        if field.kind == "bool":
+        if field.kind == "bool" and name in TRI_STATE:
+            # --x/--no-x, and neither for "as the vLLM release has it".
+            command = click.option(f"{flag}/--no-{flag[2:]}", name, default=None, help=field.help)(command)
+        elif field.kind == "bool":
             command = click.option(flag, name, is_flag=True, default=None, help=field.help)(command)
         elif name == "config":
             command = click.option(flag, name, metavar="PATH", help="a Hugging Face config.json file")(command)
@@ -264,7 +272,7 @@ def render_reading(data: dict) -> str:
             lines.append(f"  gpu_memory_utilization {ceiling} is the most that starts with this free memory")
     if data["notes"]:
         lines += ["", "Notes:", *(f"  - {note}" for note in data["notes"])]
-    flags = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in data["continue_inputs"].items())
+    flags = " ".join(_as_flag(name, value) for name, value in data["continue_inputs"].items())
     lines += ["", "Continue in the calculator:", f"  quizapp calc {flags}"]
     if data["unrecognised"]:
         lines += ["", f"Lines not recognised ({data['unrecognised_total']:,}):"]
@@ -272,6 +280,13 @@ def render_reading(data: dict) -> str:
         if data["unrecognised_total"] > 20:
             lines.append(f"  … and {data['unrecognised_total'] - 20:,} more (--json lists up to 200)")
     return "\n".join(lines)
+
+
+def _as_flag(name: str, value) -> str:
+    """An input as `quizapp calc` takes it: --x N, or --x / --no-x for a switch."""
+    if isinstance(value, bool):
+        return _flag(name) if value else f"--no-{_flag(name)[2:]}"
+    return f"{_flag(name)} {value}"
 
 
 def _render_predicted(data: dict) -> list[str]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from .catalog import load_gpu
 from .errors import CalcError
 from .layout import Layout, LayerSpec
+from .prefixcache import MambaCache
 from .versions import VllmRules
 
 if TYPE_CHECKING:
@@ -38,6 +39,8 @@ class BlockPlan:
     page_bytes: int  # one layer's page
     mamba_padding: float = 0.0  # padding added to a mamba page, as a share of its state (vLLM's log)
     notes: tuple[str, ...] = ()  # what vLLM decided about the groups, in words
+    mamba_blocks: int = 1  # state blocks a request keeps in each mamba group (2 in "align" mode)
+    mamba_alignment: int = 16  # a block size raised for a mamba state is a multiple of this
 
     @property
     def bytes_per_block(self) -> int:
@@ -65,7 +68,8 @@ class BlockPlan:
 
 
 def plan_blocks(layout: Layout, block_size: int, rules: VllmRules,
-                disable_hybrid_kv_cache_manager: bool = False) -> BlockPlan:
+                disable_hybrid_kv_cache_manager: bool = False, cache: MambaCache = MambaCache()) -> BlockPlan:
+    """vLLM's KV cache groups for these layers; ``cache`` is how the mamba layers cache (``prefixcache``)."""
     layers, notes = _local_layers(list(layout.layers), rules, disable_hybrid_kv_cache_manager)
     buckets: dict[LayerSpec, int] = {}
     for spec in layers:
@@ -87,7 +91,7 @@ def plan_blocks(layout: Layout, block_size: int, rules: VllmRules,
     if mamba:
         state = max(s.state_bytes for s in mamba)
         # vLLM raises the block size until one attention page holds a whole mamba state (§5).
-        aligned = 16 * cdiv(state, 16 * attn_page_1tok)
+        aligned = cache.alignment * cdiv(state, cache.alignment * attn_page_1tok)
         block_size = max(block_size, aligned)
         padding = (block_size * attn_page_1tok - state) / state
 
@@ -100,7 +104,8 @@ def plan_blocks(layout: Layout, block_size: int, rules: VllmRules,
     for spec, count in buckets.items():
         for start in range(0, count, group_size):
             groups.append(Group(spec, min(group_size, count - start)))
-    return BlockPlan(tuple(groups), group_size, block_size, block_size * attn_page_1tok, padding, notes)
+    return BlockPlan(tuple(groups), group_size, block_size, block_size * attn_page_1tok, padding, notes,
+                     cache.blocks, cache.alignment)
 
 
 LOCAL_KINDS = ("sliding", "chunked")
@@ -128,8 +133,9 @@ def _local_layers(layers: list[LayerSpec], rules: VllmRules, disabled: bool) -> 
     return [LayerSpec("full", s.bytes_per_token) if s.kind in LOCAL_KINDS else s for s in layers], notes
 
 
-def group_blocks(group: Group, tokens: int, block_size: int, in_flight: int) -> int:
-    """Blocks one request of ``tokens`` tokens holds in this group at most."""
+def group_blocks(group: Group, tokens: int, block_size: int, in_flight: int, mamba_blocks: int = 1) -> int:
+    """Blocks vLLM reserves for one request of ``tokens`` tokens in this group: the most it can hold
+    while its last batches are in flight (``max_memory_usage_bytes`` of the group's spec)."""
     spec = group.spec
     if spec.kind == "sliding":
         # +1: the window need not start at a block boundary.
@@ -138,12 +144,46 @@ def group_blocks(group: Group, tokens: int, block_size: int, in_flight: int) -> 
         # vLLM's ChunkedLocalAttentionSpec: one chunk plus the tokens in flight, no extra block.
         return cdiv(min(spec.window + in_flight, tokens), block_size)
     if spec.kind == "mamba":
-        return 1
+        return mamba_blocks
     return cdiv(tokens, block_size)
 
 
 def blocks_per_request(plan: BlockPlan, tokens: int, in_flight: int) -> int:
-    return sum(group_blocks(g, tokens, plan.block_size, in_flight) for g in plan.groups)
+    return sum(group_blocks(g, tokens, plan.block_size, in_flight, plan.mamba_blocks) for g in plan.groups)
+
+
+def held_blocks(group: Group, tokens: int, block_size: int, mamba_blocks: int = 1) -> int:
+    """Blocks a request that has computed ``tokens`` tokens keeps in this group once nothing is in flight.
+
+    A sliding layer frees the blocks wholly before its window (vLLM's SlidingWindowManager
+    get_num_skipped_tokens: tokens − window + 1 are skipped); a chunked layer frees the chunks
+    before the current one. Full attention keeps every block.
+    """
+    spec, allocated = group.spec, cdiv(tokens, block_size)
+    if spec.kind == "sliding":
+        return allocated - max(0, tokens - spec.window + 1) // block_size
+    if spec.kind == "chunked":
+        return allocated - tokens // spec.window * spec.window // block_size
+    if spec.kind == "mamba":
+        return mamba_blocks
+    return allocated
+
+
+def held_blocks_per_user(plan: BlockPlan, tokens: int) -> int:
+    return sum(held_blocks(g, tokens, plan.block_size, plan.mamba_blocks) for g in plan.groups)
+
+
+def held_blocks_text(plan: BlockPlan, tokens: int) -> str:
+    """Blocks a user of ``tokens`` tokens holds, group by group, in words."""
+    total = held_blocks_per_user(plan, tokens)
+    if plan.is_uniform:
+        return f"⌈{tokens:,} ÷ {plan.block_size}⌉ = {total:,}"
+    parts: dict[tuple[str, int], int] = {}
+    for g in plan.groups:
+        key = (g.spec.kind, held_blocks(g, tokens, plan.block_size, plan.mamba_blocks))
+        parts[key] = parts.get(key, 0) + 1
+    terms = [f"{n}×{blocks:,} {kind}" if n > 1 else f"{blocks:,} {kind}" for (kind, blocks), n in parts.items()]
+    return f"{' + '.join(terms)} = {total:,}"
 
 
 def blocks_per_request_text(plan: BlockPlan, tokens: int, in_flight: int) -> str:
@@ -154,7 +194,7 @@ def blocks_per_request_text(plan: BlockPlan, tokens: int, in_flight: int) -> str
         return _local_group_text(plan.groups[0].spec, tokens, plan.block_size, in_flight)
     parts: dict[tuple[str, int], int] = {}
     for g in plan.groups:
-        key = (g.spec.kind, group_blocks(g, tokens, plan.block_size, in_flight))
+        key = (g.spec.kind, group_blocks(g, tokens, plan.block_size, in_flight, plan.mamba_blocks))
         parts[key] = parts.get(key, 0) + 1
     terms = [f"{n}×{blocks:,} {kind}" if n > 1 else f"{blocks:,} {kind}" for (kind, blocks), n in parts.items()]
     return f"{' + '.join(terms)} = {blocks_per_request(plan, tokens, in_flight):,}"

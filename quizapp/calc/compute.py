@@ -20,6 +20,7 @@ from .maxlen import default_max_model_len
 from .memory import WEIGHTS_ERRORS, in_flight, memory_budget, weights_ratio, why_not_counted
 from .modelconfig import ModelConfig, parse_config
 from .pool import pool, users
+from .prefixcache import mamba_cache
 from .refusals import model_length_check, start_checks
 from .result import Result
 from .versions import check_served, rules_for
@@ -38,8 +39,10 @@ def calculate(data: dict[str, Any] | Inputs) -> Result:
         _refuse_model_only_inputs(inputs)
         layout = uniform_layout(inputs.kv_bytes_per_token)
     block_size, block_notes = choose_block_size(model, layout, inputs, rules)
-    plan = plan_blocks(layout, block_size, rules, inputs.disable_hybrid_kv_cache_manager)
-    result = Result(inputs, model, layout, plan, rules, notes=list(layout.notes) + block_notes + list(plan.notes))
+    mamba = mamba_cache(model, inputs, rules)
+    plan = plan_blocks(layout, block_size, rules, inputs.disable_hybrid_kv_cache_manager, mamba)
+    result = Result(inputs, model, layout, plan, rules,
+                    notes=list(layout.notes) + block_notes + list(plan.notes) + list(mamba.notes))
     _layout_values(result)
     _kv_bytes(result)
     max_model_len = _max_model_len(result)
@@ -97,11 +100,12 @@ def _layout_values(result: Result) -> None:
                f"{layout.kv_dtype}: {layout.kv_dtype_bytes} byte(s) per value")
     try:
         params = count_parameters(model)
+        text = f"{params.total / 1e9:.2f} B"  # a count past a float's range cannot be shown either
     except WEIGHTS_ERRORS as error:
         # A config may size the KV cache and still lack what the weights count needs.
         result.notes.append(f"parameters not counted: {why_not_counted(error)}")
         return
-    result.add("num_parameters", params.total, "parameters", f"{params.total / 1e9:.2f} B", params.derivation)
+    result.add("num_parameters", params.total, "parameters", text, params.derivation)
 
 
 def _kv_bytes(result: Result) -> None:
@@ -132,9 +136,10 @@ def _kv_bytes(result: Result) -> None:
         result.add("state_bytes_per_request", state, "B", fmt.mib(state),
                    f"{len(mamba)} linear-attention layers × {mamba[0].state_bytes:,} B state = {state:,} B "
                    "per request, whatever its length")
+        grid = plan.mamba_alignment
         result.add("block_size", plan.block_size, "tokens", fmt.commas(plan.block_size),
-                   f"raised so one attention page holds a mamba state: 16 × ⌈{mamba[0].state_bytes:,} ÷ "
-                   f"(16 × {plan.page_bytes // plan.block_size:,})⌉ = {plan.block_size:,} "
+                   f"raised so one attention page holds a mamba state: {grid} × ⌈{mamba[0].state_bytes:,} ÷ "
+                   f"({grid} × {plan.page_bytes // plan.block_size:,})⌉ = {plan.block_size:,} "
                    f"(mamba page padded {plan.mamba_padding:.2%})")
     elif plan.block_size != result.inputs.block_size:
         # An MLA backend's own block size (blocks.choose_block_size), not the input's 16.

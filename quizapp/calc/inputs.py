@@ -21,25 +21,31 @@ BLOCK_SIZES = (1, 8, 16, 32, 64, 128, 256)  # vLLM's BlockSize choices
 
 @dataclass(frozen=True)
 class Field:
+    """One calculator input. ``vllm_flag`` is vLLM's own flag for it, where vLLM has one: the page
+    labels the input with it, so a reader finds the same name in ``vllm serve --help``."""
+
     name: str
     kind: str  # int, bytes, float, str, choice, bool, object
     help: str
     minimum: int = 1
     choices: tuple = ()
+    vllm_flag: str = ""
 
 
 FIELDS = (
-    Field("model", "str", "Hugging Face id of a catalog model, e.g. Qwen/Qwen3-8B"),
+    Field("model", "str", "Hugging Face id of a catalog model, e.g. Qwen/Qwen3-8B", vllm_flag="--model"),
     Field("config", "object", "a Hugging Face config.json, as an object"),
     Field("kv_bytes_per_token", "int", "measured KV bytes per token per rank, instead of a model"),
-    Field("kv_cache_dtype", "choice", "KV cache dtype", choices=KV_CACHE_DTYPES),
-    Field("tensor_parallel_size", "int", "tensor parallel size (GPUs per model replica)"),
-    Field("block_size", "choice", "tokens per KV block", choices=BLOCK_SIZES),
-    Field("max_model_len", "int", "maximum tokens per request (prompt + output)"),
+    Field("kv_cache_dtype", "choice", "KV cache dtype", choices=KV_CACHE_DTYPES, vllm_flag="--kv-cache-dtype"),
+    Field("tensor_parallel_size", "int", "tensor parallel size (GPUs per model replica)",
+          vllm_flag="--tensor-parallel-size"),
+    Field("block_size", "choice", "tokens per KV block", choices=BLOCK_SIZES, vllm_flag="--block-size"),
+    Field("max_model_len", "int", "maximum tokens per request (prompt + output)", vllm_flag="--max-model-len"),
     Field("pool_tokens", "int", "KV pool as the startup log prints it: 'GPU KV cache size: N tokens'"),
-    Field("kv_cache_memory_bytes", "bytes", "KV pool pinned in bytes per GPU (--kv-cache-memory)"),
+    Field("kv_cache_memory_bytes", "bytes", "KV pool pinned in bytes per GPU (--kv-cache-memory)",
+          vllm_flag="--kv-cache-memory-bytes"),
     Field("gpu", "str", "GPU from the catalog, for a pool from the memory budget"),
-    Field("gpu_memory_utilization", "float", "fraction of the GPU vLLM may use"),
+    Field("gpu_memory_utilization", "float", "fraction of the GPU vLLM may use", vllm_flag="--gpu-memory-utilization"),
     Field("total_memory_bytes", "bytes", "GPU total memory as CUDA reports it (overrides the catalog)"),
     Field("free_memory_bytes", "bytes", "GPU memory free at startup, for vLLM's start check"),
     Field("weights_bytes", "bytes", "weights per GPU (default: counted from the config)", minimum=0),
@@ -50,9 +56,17 @@ FIELDS = (
     Field("output_tokens", "int", "output tokens of a typical user", minimum=0),
     Field("num_draft_layers", "int", "speculative-decoding draft layers (EAGLE/MTP) sharing the pool",
           minimum=0),
-    Field("max_num_batched_tokens", "int", "tokens per scheduler step (default follows vLLM)"),
+    Field("max_num_batched_tokens", "int", "tokens per scheduler step (default follows vLLM)",
+          vllm_flag="--max-num-batched-tokens"),
     Field("vllm_version", "str", "vLLM release whose rules to follow (default: current)"),
-    Field("disable_hybrid_kv_cache_manager", "bool", "size sliding-window layers as full attention"),
+    Field("disable_hybrid_kv_cache_manager", "bool", "size sliding-window layers as full attention",
+          vllm_flag="--disable-hybrid-kv-cache-manager"),
+    Field("async_scheduling", "bool", "schedule the next step while one runs: 2 batches in flight, so a "
+          "sliding window keeps more blocks (default: on, as vLLM has it)",
+          vllm_flag="--async-scheduling/--no-async-scheduling"),
+    Field("enable_prefix_caching", "bool", "prefix caching; for a model with mamba layers it keeps 2 state "
+          "blocks per request from vLLM 0.28 (default: on, as vLLM has it)",
+          vllm_flag="--enable-prefix-caching/--no-enable-prefix-caching"),
 )
 FIELD_NAMES = tuple(f.name for f in FIELDS)
 BY_NAME = {f.name: f for f in FIELDS}
@@ -82,6 +96,8 @@ class Inputs:
     max_num_batched_tokens: int | None = None
     vllm_version: str | None = None
     disable_hybrid_kv_cache_manager: bool = False
+    async_scheduling: bool | None = None  # None: as the chosen vLLM release has it
+    enable_prefix_caching: bool | None = None  # None: as the chosen vLLM release has it
 
     def given(self) -> dict[str, Any]:
         """The inputs that differ from their defaults, for a stable key and for display."""

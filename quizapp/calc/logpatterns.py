@@ -56,6 +56,7 @@ ARG_KINDS = {
     "model": str, "max_model_len": int, "tensor_parallel_size": int, "pipeline_parallel_size": int,
     "kv_cache_dtype": str, "dtype": str, "block_size": int, "gpu_memory_utilization": float,
     "kv_cache_memory_bytes": int, "max_num_batched_tokens": int, "quantization": str,
+    "async_scheduling": bool, "enable_prefix_caching": bool,
 }
 ARG_VALUE = re.compile(r"'(\w{1,40})': ('[^']{0,500}'|-?[\d.]{1,30}(?:e[+-]?\d{1,3})?|True|False|None)")
 NESTED = re.compile(r"\{[^{}]{0,5000}\}")
@@ -75,6 +76,8 @@ def _typed(kind: type, raw: str):
         return None
     if kind is str:
         return raw
+    if kind is bool:
+        return {"True": True, "False": False}.get(raw)
     number = float(raw)
     if kind is int:
         return int(number) if number.is_integer() else None

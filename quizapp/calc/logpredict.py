@@ -86,6 +86,9 @@ def _base_inputs(reading: LogReading, model: ModelConfig, notes: list[str]) -> d
         inputs["num_draft_layers"] = drafts
     if reading.max_num_batched_tokens:
         inputs["max_num_batched_tokens"] = reading.max_num_batched_tokens
+    for name in ("async_scheduling", "enable_prefix_caching"):
+        if getattr(reading, name) is not None:
+            inputs[name] = getattr(reading, name)
     return inputs
 
 
@@ -202,6 +205,13 @@ def _alternatives(reading: LogReading, inputs: dict, model: ModelConfig, base: d
     elif "kv_cache_dtype" in inputs:
         yield (f"the KV cache in the model's dtype, not {reading.kv_cache_dtype}",
                {k: v for k, v in inputs.items() if k != "kv_cache_dtype"})
+    if reading.async_scheduling is None and not base["one_kv_cache_group"]:
+        yield ("async scheduling off (--no-async-scheduling, or a setting that turns it off, such as pipeline "
+               "parallelism): one batch in flight, so a sliding window reserves fewer blocks",
+               {**inputs, "async_scheduling": False})
+    if reading.enable_prefix_caching is None and model.linear_kind:
+        yield ("prefix caching off (--no-enable-prefix-caching): one mamba state block per request, not 2",
+               {**inputs, "enable_prefix_caching": False})
     if not base["one_kv_cache_group"]:
         yield ("the hybrid KV cache manager off (--disable-hybrid-kv-cache-manager, or a KV connector): every "
                "layer stores every token", {**inputs, "disable_hybrid_kv_cache_manager": True})

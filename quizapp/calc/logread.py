@@ -44,6 +44,8 @@ SETTINGS = {
     "block_size": ("forced_block_size", "arg_block_size"),
     "gpu_memory_utilization": ("arg_gpu_memory_utilization",),
     "max_num_batched_tokens": ("arg_max_num_batched_tokens",),
+    "async_scheduling": ("arg_async_scheduling",),
+    "enable_prefix_caching": ("arg_enable_prefix_caching",),
     "speculative": ("speculative",),
 }
 
@@ -70,6 +72,8 @@ class LogReading:
     block_size: int | None = None
     gpu_memory_utilization: float | None = None
     max_num_batched_tokens: int | None = None
+    async_scheduling: bool | None = None  # None: the log does not set it (vLLM's default applies)
+    enable_prefix_caching: bool | None = None
     speculative: dict | None = None
     pool_tokens: int | None = None
     max_concurrency_text: str | None = None  # as printed: "2.94x"

@@ -97,6 +97,9 @@ def continue_inputs(reading: LogReading) -> dict:
         data["gpu_memory_utilization"] = reading.gpu_memory_utilization
     if reading.max_num_batched_tokens:
         data["max_num_batched_tokens"] = reading.max_num_batched_tokens
+    for name in ("async_scheduling", "enable_prefix_caching"):
+        if getattr(reading, name) is not None:
+            data[name] = getattr(reading, name)
     return _accepted(data, reading.notes)
 
 

@@ -45,15 +45,26 @@ def in_flight(result: Result) -> int:
     else:
         total, name = _gpu_total(inputs)
         batched, why = batched_tokens_default(total, name)
-    tokens = result.rules.in_flight_batches * batched
+    batches, batches_why = _batches_in_flight(inputs, result.rules)
+    tokens = batches * batched
     if any(g.spec.kind == "sliding" for g in result.plan.groups):
-        batches = result.rules.in_flight_batches
         result.add("max_num_batched_tokens", batched, "tokens", fmt.commas(batched),
                    f"max_num_batched_tokens {batched:,} ({why})")
         result.add("in_flight_tokens", tokens, "tokens", fmt.commas(tokens),
                    f"{batches} batch{'es' if batches > 1 else ''} in flight × {batched:,} tokens = {tokens:,} "
-                   f"(vLLM {result.rules.version})")
+                   f"(vLLM {result.rules.version}: {batches_why})")
     return tokens
+
+
+def _batches_in_flight(inputs: Inputs, rules: VllmRules) -> tuple[int, str]:
+    """Batches a sliding window must keep room for, and why: 2 with async scheduling from 0.28, else 1."""
+    if rules.in_flight_batches == 1:
+        return 1, "one batch, whatever the scheduling"
+    if inputs.async_scheduling is None:
+        return rules.in_flight_batches, "async scheduling, on by default"
+    if inputs.async_scheduling:
+        return rules.in_flight_batches, "--async-scheduling"
+    return 1, "--no-async-scheduling"
 
 
 def _gpu_total(inputs: Inputs) -> tuple[int | None, str]:

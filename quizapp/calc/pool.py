@@ -11,6 +11,8 @@ from .blocks import (
     blocks_for_logged_tokens,
     blocks_per_request,
     blocks_per_request_text,
+    held_blocks_per_user,
+    held_blocks_text,
     logged_pool_tokens,
     max_concurrency,
 )
@@ -90,6 +92,9 @@ def _concurrency(result: Result, blocks: int, tokens: int, max_model_len: int, i
     plan, rules = result.plan, result.rules
     conc = max_concurrency(blocks, plan, max_model_len, in_flight)
     per_request = blocks_per_request(plan, max_model_len, in_flight)
+    result.add("blocks_per_request", per_request, "blocks", fmt.commas(per_request),
+               f"{blocks_per_request_text(plan, max_model_len, in_flight)} blocks reserved for one "
+               f"{max_model_len:,}-token request")
     result.add("max_concurrency", conc, "x", fmt.conc(conc),
                f"{blocks:,} blocks ÷ {per_request:,} blocks per request = {conc:.4f} → \"{fmt.conc(conc)}\" "
                f"(a request of {max_model_len:,} tokens: {blocks_per_request_text(plan, max_model_len, in_flight)})")
@@ -162,14 +167,27 @@ def users(result: Result, max_model_len: int | None, in_flight: int) -> None:
     if "num_blocks" not in result.values:
         return
     blocks = result["num_blocks"]
-    per_request = blocks_per_request(plan, per_user, in_flight)
-    usable = blocks - 1
-    fit = usable // per_request
-    result.add("blocks_per_user", per_request, "blocks", fmt.commas(per_request),
-               f"{blocks_per_request_text(plan, per_user, in_flight)} blocks for {per_user:,} tokens")
+    held = held_blocks_per_user(plan, per_user)
+    fit = (blocks - 1) // held
+    result.add("blocks_per_user", held, "blocks", fmt.commas(held),
+               f"{held_blocks_text(plan, per_user)} blocks for {per_user:,} tokens{_held_why(plan)}")
     result.add("users_fit", fit, "users", fmt.commas(fit),
-               f"⌊({blocks:,} blocks − 1 null block) ÷ {per_request:,} blocks per user⌋ = {fit:,} users")
+               f"⌊({blocks:,} blocks − 1 null block) ÷ {held:,} blocks per user⌋ = {fit:,} user{'s' if fit != 1 else ''}")
+    per_request = blocks_per_request(plan, per_user, in_flight)
     conc = blocks / per_request
     result.add("user_concurrency", conc, "x", fmt.conc(conc),
-               f"{blocks:,} blocks ÷ {per_request:,} blocks per user = {conc:.4f} (what vLLM would print if "
-               f"max_model_len were {per_user:,})")
+               f"{blocks:,} blocks ÷ {per_request:,} blocks per request = {conc:.4f} (what vLLM would print if "
+               f"max_model_len were {per_user:,}: {blocks_per_request_text(plan, per_user, in_flight)})")
+
+
+def _held_why(plan) -> str:
+    """Why a user of a model with local or mamba layers holds fewer blocks than its tokens fill."""
+    kinds = {g.spec.kind for g in plan.groups}
+    reasons = []
+    if "sliding" in kinds:
+        reasons.append("a sliding layer keeps only the blocks of its window, the ones before it are freed")
+    if "chunked" in kinds:
+        reasons.append("a chunked layer keeps only the blocks of the current chunk")
+    if "mamba" in kinds:
+        reasons.append(f"a mamba layer keeps {plan.mamba_blocks} state block{'s' if plan.mamba_blocks > 1 else ''}")
+    return f" ({'; '.join(reasons)})" if reasons else ""

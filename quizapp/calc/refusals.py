@@ -14,6 +14,10 @@ from .versions import VllmRules
 
 DOCS_LINK = " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."
 
+# The input each start check is about, so a page can show vLLM's refusal beside it.
+CHECK_FIELDS = {"max_model_len_within_model": "max_model_len", "one_request_fits": "max_model_len",
+                "free_memory": "gpu_memory_utilization"}
+
 
 def start_checks(result: Result, max_model_len: int | None, in_flight: int) -> None:
     """vLLM's check that one request of max_model_len fits in the KV memory."""

@@ -23,7 +23,9 @@ class VllmRules:
     # "GPU KV cache size" = int(conc × max_model_len) from 0.22; before, (blocks // groups) × block.
     tokens_from_concurrency: bool
     # Sliding windows keep max_concurrent_batches × max_num_batched_tokens in flight from
-    # 0.28 (2 batches with async scheduling, the default); before, one batch.
+    # 0.28 (config/vllm.py max_in_flight_tokens): 2 batches with async scheduling, which is on
+    # by default (VllmConfig turns async_scheduling None into True), 1 with
+    # --no-async-scheduling. Before 0.28, one batch whatever the scheduling.
     in_flight_batches: int
     # Hybrid group size: max bucket when max < 1.5 × min, from 0.28; before, the min bucket.
     group_size_prefers_max: bool
@@ -52,6 +54,11 @@ class VllmRules:
     # "0.11"/"0.14" force FlashMLA's 64 (Hopper) or CUTLASS MLA's 128 (Blackwell) in
     # platforms/cuda.py; from "0.18" the chosen backend's preferred size applies.
     mla_block_rule: str = "0.18"
+    # Prefix caching (on by default for generative models, config/model.py
+    # is_prefix_caching_supported) puts a hybrid model's mamba layers in "align" mode from 0.28
+    # (model_executor/models/config.py MambaModelConfig): a request keeps 2 state blocks, not 1
+    # (v1/kv_cache_interface.py MambaSpec.max_memory_usage_bytes).
+    mamba_align_mode: bool = True
 
 
 def parse_version(text: str) -> tuple[int, int]:
@@ -83,6 +90,7 @@ def rules_for(version: str | None) -> VllmRules:
         max_len_warning_lists_keys=v < (0, 14),
         chunked_local_in_hybrid_manager=v >= (0, 14),
         mla_block_rule="0.11" if v < (0, 14) else "0.14" if v < (0, 18) else "0.18",
+        mamba_align_mode=v >= (0, 28),
     )
 
 

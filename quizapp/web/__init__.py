@@ -10,7 +10,8 @@ from ..cards import OutOfOrder
 from ..progress.events import EventError
 from ..progress.interviews import InterviewError
 from ..progress.scheduling import RATINGS
-from . import access, api, author, interview, interview_api, learner, practice, security, storage
+from . import access, api, author, calc_compare, calc_log, calc_page, interview, interview_api, learner, practice, \
+    security, storage
 
 # Errors that name the input at fault (each has .message, .field and .to_json()), with the title
 # of the page a browser gets. An error type may set .status (409 for a reused event id or a
@@ -39,6 +40,9 @@ def register(app: Flask) -> None:
     app.register_blueprint(author.bp)
     app.register_blueprint(interview.bp)
     app.register_blueprint(interview_api.bp)
+    app.register_blueprint(calc_page.bp)
+    app.register_blueprint(calc_compare.bp)
+    app.register_blueprint(calc_log.bp)
 
     def input_error(error: CalcError | EventError | InterviewError):
         status = getattr(error, "status", 400)

@@ -1,4 +1,4 @@
-"""The JSON API: the calculator and its catalogs, and progress events.
+"""The JSON API: the calculator and its catalogs, the startup-log reader, and progress events.
 
 Errors are {"error", "field"}: 400 for bad input, 409 for an event_id reused for another event
 (the handler in ``web/__init__.py``).
@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
-from ..calc import CalcError, calculate, gpu_entries, model_entries
+from ..calc import CalcError, calculate, gpu_entries, model_entries, read_log
 from ..cards import scenario_from_query
 from ..progress import events as progress_events
 from ..progress.summary import summary
 from .access import require_author_tools
+from .calc_log import MAX_LOG_BODY
+from .security import limit_body
 from .storage import get_bank, get_card, get_db, learner_id
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -28,6 +30,17 @@ def json_body() -> dict:
 @bp.post("/calc")
 def calc():
     return jsonify(calculate(json_body()).to_json())
+
+
+@bp.post("/read-log")
+def read_log_api():
+    """A vLLM startup log, as JSON {"log": "..."}, read as `quizapp read-log --json` reads it.
+    (Like every /api/ route, web/security.py takes only a JSON body from this site.)"""
+    limit_body(MAX_LOG_BODY)
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict) or not isinstance(data.get("log"), str):
+        raise CalcError('the request body must be a JSON object {"log": "..."} holding the log as a string', "log")
+    return jsonify(read_log(data["log"]).to_json())
 
 
 @bp.get("/models")

@@ -55,16 +55,17 @@ def bar_chart(points: list[tuple[str, float]], title: str, *, width: int = 640, 
 
 
 def hbar_chart(points: list[tuple[str, float]], title: str, *, width: int = 640, unit: str = "%",
-               max_value: float | None = None, description: str | None = None) -> str:
+               max_value: float | None = None, description: str | None = None, value_width: int = 56) -> str:
     """Horizontal bars, one row per label, the value printed at the end of each bar.
 
     max_value fixes the scale (100 for percentages); without it the largest value fills the row.
+    value_width is the room kept right of the longest bar for its printed value.
     """
     chart_id = _chart_id("hbar", title, points, unit)
     scale = max_value if max_value is not None else max((_size(v) for _, v in points), default=0.0)
     if not points or not scale > 0:  # written so a NaN max_value also lands here
         return _no_data(chart_id, title, description, width, ROW_HEIGHT * 2)
-    label_width, value_width, top = round(width * 0.3), 56, 4
+    label_width, top = round(width * 0.3), 4
     plot_width = width - label_width - value_width
     height = top * 2 + len(points) * ROW_HEIGHT
     parts = [_line(label_width, top, label_width, height - top)]
@@ -77,6 +78,50 @@ def hbar_chart(points: list[tuple[str, float]], title: str, *, width: int = 640,
         parts.append(_bar(label_width, y + 4, bar_width, ROW_HEIGHT - 8, _say(label, value, unit)))
         parts.append(_label(label_width + bar_width + 4, text_y, _with_unit(value, unit), anchor="start"))
     return _svg(chart_id, title, _describe(points, unit, description), width, height, parts)
+
+
+# Fill opacities of a stacked bar's segments, in order; a legend repeats them beside each label.
+SEGMENT_OPACITY = (0.9, 0.6, 0.35, 0.12)
+MARKER_DASHES = ("4 2", "1 2")  # a stacked bar's marker lines, in order
+
+
+def stacked_bar(segments: list[tuple[str, float]], title: str, *, total: float, unit: str = "",
+                markers: list[tuple[str, float]] = (), width: int = 640, description: str | None = None) -> str:
+    """One horizontal bar of ``total`` split into segments, left to right, with marker lines across it.
+
+    A segment's shade is SEGMENT_OPACITY[i] (cycled); each has a tooltip, and <desc> reads every
+    segment and marker (a marker's label states its own value). Values past ``total`` are clipped to the bar.
+    """
+    chart_id = _chart_id("stacked", title, list(segments) + list(markers), unit)
+    height, top, bar_height, pad = 56, 14, 28, 2
+    if not total > 0:
+        return _no_data(chart_id, title, description, width, height)
+    plot = width - 2 * pad
+    parts, x = [], float(pad)
+    for index, (label, value) in enumerate(segments):
+        share = min(_size(value) / total, max(0.0, (pad + plot - x) / plot))
+        parts.append(_segment(x, top, share * plot, bar_height, SEGMENT_OPACITY[index % len(SEGMENT_OPACITY)],
+                              _say(label, value, unit), index))
+        x += share * plot
+    parts.append(f'<rect class="frame" x="{pad}" y="{top}" width="{plot}" height="{bar_height}" fill="none" '
+                 'stroke="currentColor" stroke-opacity="0.6"/>')
+    for index, (label, value) in enumerate(markers):  # lines only: they may sit close, so a legend names them
+        mx = pad + min(_size(value) / total, 1.0) * plot
+        dash = MARKER_DASHES[index % len(MARKER_DASHES)]
+        parts.append(f'<line class="marker" x1="{_number(mx)}" y1="{top - 12}" x2="{_number(mx)}" '
+                     f'y2="{top + bar_height + 4}" stroke="currentColor" stroke-width="2" stroke-dasharray="{dash}">'
+                     f'<title>{_text(label)}</title></line>')
+    parts.append(_label(pad, height - 2, "0", anchor="start"))
+    parts.append(_label(width - pad, height - 2, _with_unit(total, unit), anchor="end"))
+    listing = "; ".join([_say(label, value, unit) for label, value in segments] + [label for label, _ in markers])
+    desc = f"{description} {listing}." if description else f"{listing}."
+    return _svg(chart_id, title, desc, width, height, parts)
+
+
+def _segment(x: float, y: float, width: float, height: float, opacity: float, tooltip: str, index: int) -> str:
+    return (f'<rect class="bar segment segment-{index}" x="{_number(x)}" y="{_number(y)}" width="{_number(width)}" '
+            f'height="{_number(height)}" fill="currentColor" fill-opacity="{opacity}">'
+            f'<title>{_text(tooltip)}</title></rect>')
 
 
 def _chart_id(kind: str, title: str, points, unit: str) -> str:

@@ -26,6 +26,9 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 csrf = CSRFProtect()
 
+# A pasted log may be 2,000,000 characters (calc.logparse.MAX_LOG_CHARS); a form field holds it.
+FORM_FIELD_BYTES = 2 * 1024 * 1024 + 64 * 1024
+
 # Requests that may change state; GET and HEAD never do here.
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 # What Sec-Fetch-Site says when the request comes from this origin, or from the user (typed, bookmarked).
@@ -96,6 +99,13 @@ def require_json_body() -> None:
                                f"not {request.mimetype or 'untyped'}")
 
 
+def limit_body(max_bytes: int) -> None:
+    """Refuse a body larger than ``max_bytes`` before any of it is parsed (413)."""
+    request.max_content_length = max_bytes
+    if request.content_length is not None and request.content_length > max_bytes:
+        abort(413, description=f"the request is larger than {max_bytes:,} bytes")
+
+
 def _origin(url: str) -> tuple[str, str, int] | None:
     """(scheme, host, port) with the default port filled in; None for "null" or anything unparsable."""
     try:
@@ -116,6 +126,8 @@ def init_app(app: Flask) -> None:
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
     # Checked in check_request, which exempts /api/ by path, so an API added later is covered too.
     app.config["WTF_CSRF_CHECK_DEFAULT"] = False
+    if (app.config.get("MAX_FORM_MEMORY_SIZE") or 0) < FORM_FIELD_BYTES:
+        app.config["MAX_FORM_MEMORY_SIZE"] = FORM_FIELD_BYTES
     csrf.init_app(app)
     app.before_request(check_request)
     app.after_request(add_security_headers)

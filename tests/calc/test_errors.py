@@ -54,3 +54,10 @@ def test_with_nothing_close_the_inputs_are_listed():
         calculate({"zzzzzz": 1})
     assert error.value.message.startswith("unknown input 'zzzzzz'; inputs are model, config, kv_bytes_per_token, ")
     assert error.value.field == "zzzzzz"
+
+
+def test_an_unknown_gpu_is_refused_with_the_closest_names():
+    with pytest.raises(CalcError) as refused:
+        calculate({"model": "Qwen/Qwen3-8B", "gpu": "H1000"})
+    assert refused.value.field == "gpu"
+    assert "closest catalog GPUs: " in refused.value.message

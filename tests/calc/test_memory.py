@@ -78,7 +78,8 @@ def test_a_sliding_model_shows_the_tokens_in_flight():
     result = calculate({"model": "google/gemma-2-9b-it", "gpu": "H100-80GB-SXM", "max_model_len": 8192})
     assert result["max_num_batched_tokens"] == 8_192
     assert result["in_flight_tokens"] == 16_384
-    assert result.values["in_flight_tokens"].derivation == "2 batches in flight × 8,192 tokens = 16,384 (vLLM 0.33)"
+    assert result.values["in_flight_tokens"].derivation == \
+        "2 batches in flight × 8,192 tokens = 16,384 (vLLM 0.33: async scheduling, on by default)"
 
 
 def test_a_full_attention_model_has_nothing_in_flight_to_show():

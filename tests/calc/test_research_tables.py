@@ -141,7 +141,7 @@ def test_sliding_window_rows_current_vllm(model, length, batched, blocks, per_re
     result = calculate({"model": model, "max_model_len": length, "kv_cache_memory_bytes": 20 * 2**30,
                         "max_num_batched_tokens": batched, "prompt_tokens": length})
     assert result["num_blocks"] == blocks
-    assert result["blocks_per_user"] == per_request
+    assert result["blocks_per_request"] == per_request
     assert result["pool_tokens"] == tokens
     assert result.values["max_concurrency"].text == conc
     assert result["in_flight_tokens"] == 2 * batched
@@ -155,7 +155,7 @@ def test_sliding_window_rows_current_vllm(model, length, batched, blocks, per_re
 def test_sliding_window_rows_vllm_011(model, length, batched, per_request, tokens, conc):
     result = calculate({"model": model, "max_model_len": length, "kv_cache_memory_bytes": 20 * 2**30,
                         "max_num_batched_tokens": batched, "prompt_tokens": length, "vllm_version": "0.11"})
-    assert result["blocks_per_user"] == per_request
+    assert result["blocks_per_request"] == per_request
     assert result["pool_tokens"] == tokens
     assert result.values["max_concurrency"].text == conc
 

@@ -85,3 +85,16 @@ def test_gpus_lists_memory_and_source(client):
     rtx = next(g for g in gpus if g["id"] == "RTX-5090")
     assert round(rtx["total_memory_bytes"] / 2**30, 2) == 31.36
     assert all(g["source"] for g in gpus)
+
+
+def test_calc_takes_async_scheduling_and_prefix_caching(client):
+    body = {"model": "google/gemma-2-9b-it", "max_model_len": 8192, "kv_cache_memory_bytes": 20 * 2**30,
+            "max_num_batched_tokens": 2048}
+    on = client.post("/api/calc", json=body).get_json()
+    off = client.post("/api/calc", json={**body, "async_scheduling": False}).get_json()
+    assert (on["max_concurrency_text"], off["max_concurrency_text"]) == ("7.61x", "8.70x")
+    assert off["inputs"]["async_scheduling"] is False
+    hybrid = {"model": "Qwen/Qwen3-Next-80B-A3B-Instruct", "max_model_len": 262144, "kv_cache_memory_bytes": 20 * 2**30}
+    caching = client.post("/api/calc", json=hybrid).get_json()
+    plain = client.post("/api/calc", json={**hybrid, "enable_prefix_caching": False}).get_json()
+    assert caching["blocks_per_request"] == plain["blocks_per_request"] + 3
