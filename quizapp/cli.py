@@ -65,12 +65,16 @@ def serve(host, port, db_path, questions_dir, workers, threads, dev, secure_cook
 
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-def check(paths):
-    """Check question cards: every error and warning as path:line: message.
+@click.option("--format", "output", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: one path:line: message per problem; json: one object")
+def check(paths, output):
+    """Check question cards: every error and warning of every card, as path:line: message.
 
     PATHS are card files or folders (default: questions/). Exits 1 when a card has an error.
+    With --format json: one object with cards (path, id, errors, warnings), errors and
+    warnings (path, line, column, severity, message, hint).
     """
-    from .cards.bank import load_files
+    from .cards.bank import display_path, load_files
 
     files = []
     for path in paths or (Path("questions"),):
@@ -80,16 +84,32 @@ def check(paths):
             files.append(path)
         else:
             fail(f"{path}: no such file or folder")
-    cards, errors = load_files(files, full=True)
-    warnings = [w for card in cards.values() for w in card.warnings]
-    for diagnostic in sorted(errors + warnings, key=lambda d: (d.path, d.line)):
-        click.echo(str(diagnostic))
-    broken = len({d.path for d in errors})
-    counted = f" ({len(errors)} error{'s' if len(errors) != 1 else ''})" if errors else ""
-    click.echo(f"{len(files)} card{'s' if len(files) != 1 else ''}: {broken} with errors{counted}, {len(warnings)} "
-               f"warning{'s' if len(warnings) != 1 else ''}", err=True)
+    cards, diagnostics = load_files(files, full=True)
+    diagnostics = sorted(diagnostics + [w for card in cards.values() for w in card.warnings],
+                         key=lambda d: (d.path, d.line, d.column or 0))
+    errors = [d for d in diagnostics if d.severity == "error"]
+    warnings = [d for d in diagnostics if d.severity != "error"]
+    if output == "json":
+        ids = {card.path: card.id for card in cards.values()}
+        shown = [display_path(file) for file in files]
+        report = {"cards": [{"path": path, "id": ids.get(path),
+                             "errors": sum(d.path == path for d in errors),
+                             "warnings": sum(d.path == path for d in warnings)} for path in shown],
+                  "errors": [d.to_json() for d in errors], "warnings": [d.to_json() for d in warnings]}
+        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        for diagnostic in diagnostics:
+            click.echo(str(diagnostic))
+        click.echo(_check_summary(len(files), errors, warnings), err=True)
     if errors:
         sys.exit(1)
+
+
+def _check_summary(files: int, errors: list, warnings: list) -> str:
+    broken = len({d.path for d in errors})
+    counted = f" ({len(errors)} error{'s' if len(errors) != 1 else ''})" if errors else ""
+    return (f"{files} card{'s' if files != 1 else ''}: {broken} with errors{counted}, {len(warnings)} "
+            f"warning{'s' if len(warnings) != 1 else ''}")
 
 
 def _calc_options(command):
