@@ -102,3 +102,114 @@ def test_check_reports_file_line_and_exits_1(capsys, tmp_path):
     assert code == 1
     assert out.strip() == (f"{broken}:{line}: error: unknown value 'kv_bytes' "
                            "(hint: did you mean 'kv_bytes_per_token'?)")
+
+
+# A card with each fault an author hit (issue 10, item 2): every one is reported in one run.
+FAULTY_CARD = """\
+---
+id: faulty
+title: Pin vs fraction: which one?
+roles: [Inference Engineering]
+tags: [kv-cache
+scenario:
+  model: Qwen/Qwen3-8B
+  max_model_len: 8192
+  pool_tokens: 24096
+variants:
+  - name: Llama
+    model: meta-llama/Llama-3.1-8B
+  - name: On a Spark
+    gpu: GB10
+bogus: 1
+---
+
+## Question
+
+How many users fit in {{ model }}'s pool on a machine with 128 GB of memory, and
+{{ literal("128 GB") }} of swap? Each KV head has a head size of 128.
+
+## Short answer
+
+{{ users_fit }} users.
+
+## Full answer
+
+One token takes {{ kv_bytes_per_token | kib, and
+the pool holds {{ pool_tokens }} tokens.
+
+## Follow-ups
+
+### Working: no level
+
+An answer.
+"""
+
+
+def faulty_line(needle: str) -> int:
+    return next(i for i, line in enumerate(FAULTY_CARD.splitlines(), 1) if needle in line)
+
+
+# The column of the head size typed as a number.
+HEAD_SIZE_COLUMN = FAULTY_CARD.splitlines()[faulty_line("head size of 128") - 1].index("128.") + 1
+
+
+def test_check_reports_each_fault_of_a_card_in_one_run(capsys, tmp_path):
+    card = tmp_path / "faulty.md"
+    card.write_text(FAULTY_CARD, encoding="utf-8")
+    code, out, err = run(capsys, "check", str(card))
+    assert code == 1
+    expected = [
+        f"{card}:{faulty_line('title:')}:23: error: front matter is not valid YAML: a colon inside a value "
+        "(mapping values are not allowed here) (hint: quote a value that holds a colon: "
+        "title: \"Pin vs fraction: which one?\")",
+        f"{card}:{faulty_line('tags:')}:7: error: front matter is not valid YAML: the '[' on line 5 is never "
+        "closed (hint: close the bracket opened on line 5 with ']')",
+        f"{card}:{faulty_line('model: meta-llama')}: error: variant 'Llama': unknown model "
+        "'meta-llama/Llama-3.1-8B'; closest catalog ids: meta-llama/Llama-3.1-8B-Instruct",
+        f"{card}:{faulty_line('gpu: GB10')}: error: variant 'On a Spark': unknown GPU 'GB10'; closest catalog "
+        "GPUs: DGX-Spark (NVIDIA DGX Spark (GB10, 128 GB unified))",
+        f"{card}:{faulty_line('bogus')}: error: unknown front-matter key 'bogus'",
+        f"{card}:{faulty_line('head size of 128')}:{HEAD_SIZE_COLUMN}: warning: literal 128 is what the calculator computes "
+        "for 'head_size'",
+        f"{card}:{faulty_line('{{ users_fit }}')}: error: under the card's scenario",
+        f"{card}:{faulty_line('One token takes')}:17: error: expression error: `{{{{` on line "
+        f"{faulty_line('One token takes')} is never closed with `}}}}` (hint: close it with }}}})",
+        f"{card}:{faulty_line('### Working')}: error: follow-up heading '### Working: no level' must read "
+        "'### L2 Working: the question'",
+    ]
+    lines = out.splitlines()
+    assert len(lines) == len(expected)
+    for line, start in zip(lines, expected):
+        assert line.startswith(start), (line, start)
+    assert lines[6].endswith(": 'users_fit' is undefined in this scenario: users_fit needs prompt_tokens and "
+                             "output_tokens in the scenario")
+    # 128 GB of memory is not the head size, and literal() is never read.
+    assert not [line for line in lines if line.startswith(f"{card}:{faulty_line('128 GB of memory')}:")]
+    assert len([line for line in lines if line.startswith(f"{card}:{faulty_line('head size of 128')}:")]) == 1
+    assert err.strip() == "1 card: 1 with errors (8 errors), 1 warning"
+
+
+def test_check_json_is_one_object_with_each_diagnostic(capsys, tmp_path):
+    card = tmp_path / "faulty.md"
+    card.write_text(FAULTY_CARD, encoding="utf-8")
+    good = Path("questions/kv-pool-users.md")
+    code, out, _ = run(capsys, "check", "--format", "json", str(card), str(good))
+    assert code == 1
+    report = json.loads(out)
+    assert report["cards"] == [{"path": str(card), "id": None, "errors": 8, "warnings": 1},
+                               {"path": str(good), "id": "kv-pool-users", "errors": 0, "warnings": 0}]
+    assert report["errors"][0] == {
+        "path": str(card), "line": 3, "column": 23, "severity": "error",
+        "message": "front matter is not valid YAML: a colon inside a value (mapping values are not allowed here)",
+        "hint": "quote a value that holds a colon: title: \"Pin vs fraction: which one?\""}
+    [warning] = report["warnings"]
+    assert (warning["line"], warning["column"], warning["severity"]) == (faulty_line("head size of 128"),
+                                                                         HEAD_SIZE_COLUMN, "warning")
+    assert len(report["errors"]) == 8 and all(e["severity"] == "error" for e in report["errors"])
+
+
+def test_check_json_on_a_clean_bank(capsys):
+    code, out, _ = run(capsys, "check", "--format", "json", "questions")
+    report = json.loads(out)
+    assert code == 0 and report["errors"] == [] and report["warnings"] == []
+    assert {card["id"] for card in report["cards"]} >= {"kv-pool-users", "kv-bytes-per-token"}
