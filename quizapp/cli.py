@@ -112,6 +112,27 @@ def _check_summary(files: int, errors: list, warnings: list) -> str:
             f"warning{'s' if len(warnings) != 1 else ''}")
 
 
+@cli.command()
+@click.option("--markdown", is_flag=True, help="a Markdown table, as AUTHORING.md lists them")
+def models(markdown):
+    """The catalog's models: the ids a card's scenario, variants and space may use, with the
+    figures that size their KV cache (layers, KV heads and head size at TP 1) and the space kind
+    (space.attention) each belongs to."""
+    from .calc.listings import MODEL_COLUMNS, markdown_table, model_rows, text_table
+
+    click.echo((markdown_table if markdown else text_table)(model_rows(), MODEL_COLUMNS))
+
+
+@cli.command()
+@click.option("--markdown", is_flag=True, help="a Markdown table, as AUTHORING.md lists them")
+def gpus(markdown):
+    """The catalog's GPUs: the ids a card's gpu input takes, what {{ gpu_name }} prints for each,
+    and their total memory with where the figure comes from."""
+    from .calc.listings import GPU_COLUMNS, gpu_rows, markdown_table, text_table
+
+    click.echo((markdown_table if markdown else text_table)(gpu_rows(), GPU_COLUMNS))
+
+
 def _calc_options(command):
     by_name = {f.name: f for f in FIELDS}
     names = list(ORDER) + [f.name for f in FIELDS if f.name not in ORDER]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from quizapp.calc import model_ids
 from quizapp.cli import main
 
 ISSUE_COMMAND = ["calc", "--model", "Qwen/Qwen3-8B", "--max-model-len", "8192", "--pool-tokens", "24096",
@@ -213,3 +214,29 @@ def test_check_json_on_a_clean_bank(capsys):
     report = json.loads(out)
     assert code == 0 and report["errors"] == [] and report["warnings"] == []
     assert {card["id"] for card in report["cards"]} >= {"kv-pool-users", "kv-bytes-per-token"}
+
+
+def test_models_lists_ids_with_their_figures(capsys):
+    code, out, _ = run(capsys, "models")
+    assert code == 0
+    header, *rows = out.splitlines()
+    assert header.split() == ["id", "space", "kind", "attention", "layers", "KV", "heads", "head", "size", "max",
+                              "length"]
+    assert "Qwen/Qwen3-8B  " in out and len(rows) == len(model_ids())
+    qwen = next(row for row in rows if row.startswith("Qwen/Qwen3-8B "))
+    assert qwen.split() == ["Qwen/Qwen3-8B", "uniform", "GQA,", "36", "full", "36", "8", "128", "40,960"]
+
+
+def test_gpus_lists_ids_memory_and_prose_names(capsys):
+    code, out, _ = run(capsys, "gpus")
+    assert code == 0
+    spark = next(row for row in out.splitlines() if row.startswith("DGX-Spark "))
+    assert spark.split() == ["DGX-Spark", "DGX", "Spark", "121.63", "GiB", "cuda", "yes"]
+
+
+@pytest.mark.parametrize("command", ["models", "gpus"])
+def test_the_markdown_lists_are_the_ones_in_authoring_md(capsys, command):
+    code, out, _ = run(capsys, command, "--markdown")
+    text = Path("AUTHORING.md").read_text(encoding="utf-8")
+    assert code == 0
+    assert f"<!-- begin: quizapp {command} --markdown -->\n{out}<!-- end: quizapp {command} --markdown -->" in text
