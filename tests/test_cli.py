@@ -240,3 +240,43 @@ def test_the_markdown_lists_are_the_ones_in_authoring_md(capsys, command):
     text = Path("AUTHORING.md").read_text(encoding="utf-8")
     assert code == 0
     assert f"<!-- begin: quizapp {command} --markdown -->\n{out}<!-- end: quizapp {command} --markdown -->" in text
+
+
+def test_new_writes_a_card_that_passes_check(capsys, tmp_path):
+    folder = tmp_path / "questions"
+    code, out, _ = run(capsys, "new", "Pin vs fraction: which one?", "--questions", str(folder))
+    path = folder / "pin-vs-fraction-which-one.md"
+    assert code == 0 and out.strip() == f"wrote {path}; check it with: quizapp check {path}"
+    code, out, err = run(capsys, "check", str(folder))
+    assert code == 0 and out == "" and "1 card: 0 with errors, 0 warnings" in err
+
+
+def test_new_from_another_card_passes_check(capsys, tmp_path):
+    folder = tmp_path / "questions"
+    folder.mkdir()
+    seed = Path("questions/kv-pool-users.md").read_text(encoding="utf-8")
+    (folder / "kv-pool-users.md").write_text(seed, encoding="utf-8")
+    code, _, _ = run(capsys, "new", "Users again", "--id", "users-again", "--from", "kv-pool-users",
+                     "--questions", str(folder))
+    assert code == 0
+    assert "  pool_tokens: 24096\n" in (folder / "users-again.md").read_text(encoding="utf-8")
+    code, _, err = run(capsys, "check", str(folder))
+    assert code == 0 and "2 cards: 0 with errors, 0 warnings" in err
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--id", "Bad Id"], "id 'Bad Id' must be lowercase letters, digits and dashes; give one with --id"),
+    (["--from", "nowhere"], "there is no card 'nowhere' in"),
+])
+def test_new_refuses_bad_ids_in_one_line(capsys, tmp_path, args, words):
+    code, out, err = run(capsys, "new", "A title", *args, "--questions", str(tmp_path))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and words in err
+
+
+def test_new_never_overwrites_a_card(capsys, tmp_path):
+    path = tmp_path / "a-title.md"
+    path.write_text("mine", encoding="utf-8")
+    code, out, err = run(capsys, "new", "A title", "--questions", str(tmp_path))
+    assert code == 2 and out == ""
+    assert err.strip() == f"quizapp: error: {path} already exists; give another --id, or edit that card"
+    assert path.read_text(encoding="utf-8") == "mine"
