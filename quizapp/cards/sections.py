@@ -38,8 +38,8 @@ class Draft:
 
 @dataclass(frozen=True)
 class Section:
-    """One section of the format. A required section's builder always gets its block, since
-    find_sections refuses a card without it; an optional one's gets None when it is absent."""
+    """One section of the format. A builder gets None for a section the card does not have (a
+    missing required one is reported by find_sections, so its builder only skips it)."""
 
     heading: str  # as the author writes it after '## '
     stage: str | None  # the stage that reveals it ('{number}' for one per item); None: always shown

@@ -107,9 +107,9 @@ def _parse_front_matter(source: CardSource, lines: list[str], first_line: int) -
                                               f"front matter is not valid YAML: {mistake.message}", mistake.hint,
                                               mistake.column))
             if not _set_aside(lines, mistake.line, source.broken_keys):
-                return {}, {}
+                return _unreadable(source, lines)
     else:
-        return {}, {}
+        return _unreadable(source, lines)
     if data is None and source.broken_keys:
         return {}, {}
     if not isinstance(data, dict):
@@ -118,6 +118,13 @@ def _parse_front_matter(source: CardSource, lines: list[str], first_line: int) -
     key_lines: dict[str, int] = {}
     _collect_lines(source, node, "", first_line, key_lines)
     return data, key_lines
+
+
+def _unreadable(source: CardSource, lines: list[str]) -> tuple[dict, dict[str, int]]:
+    """Front matter that could not be read past its mistakes: every key it names is broken (already
+    reported), so none is reported missing."""
+    source.broken_keys.update(m[1] for line in lines if (m := TOP_LEVEL_KEY.match(line)))
+    return {}, {}
 
 
 def _set_aside(lines: list[str], index: int, broken_keys: set[str]) -> bool:
