@@ -8,6 +8,7 @@ does not derive are heard of together. A card with any error is left out of the 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from .card import Card
@@ -44,7 +45,8 @@ def load_card(path: Path, display_path: str, full: bool = False) -> Card:
     card = Card(
         **listing, path=source.path, mtime=path.stat().st_mtime, scenario=scenario or {}, variants=variants,
         taught_in=draft.taught_in, answer=answer, pieces=pieces, stages=draft.stages,
-        follow_ups=draft.follow_ups, wrong_answers=draft.wrong_answers, key_lines=source.key_lines, env=env,
+        follow_ups=draft.follow_ups, wrong_answers=draft.wrong_answers,
+        key_lines=_numbered_as_kept(source.key_lines, variants), env=env,
         space=space,
     )
     errors = source.problems + compile_errors + measured_without_scenario(card)
@@ -56,6 +58,19 @@ def load_card(path: Path, display_path: str, full: bool = False) -> Card:
         raise CardError(sorted(errors + warnings, key=lambda d: (d.line, d.column or 0)))
     card.warnings = warnings
     return card
+
+
+def _numbered_as_kept(key_lines: dict[str, int], variants: list) -> dict[str, int]:
+    """The front matter's key lines with the variants numbered as the card holds them: a variant
+    with an error is reported and left out, and 'variants.1.model' must still find the line of
+    the card's second variant."""
+    original = {line: key.split(".")[1] for key, line in key_lines.items() if re.fullmatch(r"variants\.\d+", key)}
+    renumbered = {key: line for key, line in key_lines.items() if not key.startswith("variants.")}
+    for index, variant in enumerate(variants):
+        prefix = f"variants.{original[variant.line]}"
+        renumbered.update({f"variants.{index}{key[len(prefix):]}": line for key, line in key_lines.items()
+                           if key == prefix or key.startswith(prefix + ".")})
+    return renumbered
 
 
 def _literal_warnings(card: Card) -> list[Diagnostic]:

@@ -66,3 +66,14 @@ def test_a_broken_card_carries_its_literal_warnings(write_card):
         load(write_card(text))
     assert [d.severity for d in info.value.diagnostics] == ["warning", "error"]
     assert [d.message for d in info.value.errors] == ["unknown section '## Wrong answer'"]
+
+
+def test_a_variant_left_out_keeps_the_lines_of_the_next_ones(write_card):
+    text = GOOD_CARD.replace("    model: meta-llama/Llama-3.1-8B-Instruct\n",
+                             "    model: meta-llama/Llama-9\n  - name: Long\n    max_model_len: -1\n")
+    with pytest.raises(CardError) as info:
+        load(write_card(text))
+    assert [(d.line, d.message.split(";")[0].split(" must")[0]) for d in info.value.diagnostics] == [
+        (line_of(text, "Llama-9"), "variant 'Llama': unknown model 'meta-llama/Llama-9'"),
+        (line_of(text, "max_model_len: -1"), "variant 'Long': max_model_len"),
+    ]
