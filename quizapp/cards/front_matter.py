@@ -74,11 +74,11 @@ def check_listing(source: CardSource) -> dict:
                           did_you_mean(key, FRONT_MATTER_KEYS) or f"keys are {', '.join(FRONT_MATTER_KEYS)}")
     for key in FRONT_MATTER:
         if key.required and key.name not in source.broken_keys and front.get(key.name) in (None, "", []):
-            source.report(2, f"front matter has no {key.name!r}")
+            source.report(source.key_lines.get(key.name, 2), f"front matter has no {key.name!r}")
     card_id, title = front.get("id"), front.get("title")
-    if "id" in front and not (isinstance(card_id, str) and ID_PATTERN.match(card_id)):
+    if card_id not in (None, "") and not (isinstance(card_id, str) and ID_PATTERN.match(card_id)):
         source.report(source.line_of("id"), f"id {card_id!r} must be lowercase letters, digits and dashes")
-    if "title" in front and not isinstance(title, str):
+    if title not in (None, "") and not isinstance(title, str):
         source.report(source.line_of("title"), "title must be text", 'quote it: title: "..."')
     names = {}
     for key in ("roles", "tags"):
