@@ -2,7 +2,8 @@
 
 python-markdown cannot map its output back to source lines, so the splitting is ours:
 ``## Heading`` starts a section, ``### Heading`` an item inside Follow-ups and Wrong answers.
-Headings inside fenced code blocks are text.
+Headings inside fenced code blocks are text. Each YAML mistake is reported at the line to
+change (``yaml_errors``), and the rest of the front matter is still read.
 """
 
 from __future__ import annotations
