@@ -94,12 +94,16 @@ def _author_link(app, host: str, port: int, dev: bool) -> str | None:
 
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-def check(paths):
-    """Check question cards: every error and warning as path:line: message.
+@click.option("--format", "output", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: one path:line: message per problem; json: one object")
+def check(paths, output):
+    """Check question cards: every error and warning of every card, as path:line: message.
 
     PATHS are card files or folders (default: questions/). Exits 1 when a card has an error.
+    With --format json: one object with cards (path, id, errors, warnings), errors and
+    warnings (path, line, column, severity, message, hint).
     """
-    from .cards.bank import load_files
+    from .cards.bank import display_path, load_files
 
     files = []
     for path in paths or (Path("questions"),):
@@ -109,16 +113,82 @@ def check(paths):
             files.append(path)
         else:
             fail(f"{path}: no such file or folder")
-    cards, errors = load_files(files, full=True)
-    warnings = [w for card in cards.values() for w in card.warnings]
-    for diagnostic in sorted(errors + warnings, key=lambda d: (d.path, d.line)):
-        click.echo(str(diagnostic))
-    broken = len({d.path for d in errors})
-    counted = f" ({len(errors)} error{'s' if len(errors) != 1 else ''})" if errors else ""
-    click.echo(f"{len(files)} card{'s' if len(files) != 1 else ''}: {broken} with errors{counted}, {len(warnings)} "
-               f"warning{'s' if len(warnings) != 1 else ''}", err=True)
+    cards, diagnostics = load_files(files, full=True)
+    diagnostics = sorted(diagnostics + [w for card in cards.values() for w in card.warnings],
+                         key=lambda d: (d.path, d.line, d.column or 0))
+    errors = [d for d in diagnostics if d.severity == "error"]
+    warnings = [d for d in diagnostics if d.severity != "error"]
+    if output == "json":
+        ids = {card.path: card.id for card in cards.values()}
+        shown = [display_path(file) for file in files]
+        report = {"cards": [{"path": path, "id": ids.get(path),
+                             "errors": sum(d.path == path for d in errors),
+                             "warnings": sum(d.path == path for d in warnings)} for path in shown],
+                  "errors": [d.to_json() for d in errors], "warnings": [d.to_json() for d in warnings]}
+        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        for diagnostic in diagnostics:
+            click.echo(str(diagnostic))
+        click.echo(_check_summary(len(files), errors, warnings), err=True)
     if errors:
         sys.exit(1)
+
+
+def _check_summary(files: int, errors: list, warnings: list) -> str:
+    broken = len({d.path for d in errors})
+    counted = f" ({len(errors)} error{'s' if len(errors) != 1 else ''})" if errors else ""
+    return (f"{files} card{'s' if files != 1 else ''}: {broken} with errors{counted}, {len(warnings)} "
+            f"warning{'s' if len(warnings) != 1 else ''}")
+
+
+@cli.command()
+@click.argument("title")
+@click.option("--id", "card_id", default=None, help="the card's id and file name (default: from the title)")
+@click.option("--from", "from_id", default=None, metavar="ID",
+              help="copy the scenario, space and variants of the card with this id")
+@click.option("--questions", "questions_dir", default="questions", show_default=True, type=click.Path(path_type=Path),
+              help="folder of question cards")
+def new(title, card_id, from_id, questions_dir):
+    """Write a new card, QUESTIONS/ID.md, with every section in place and a comment saying what
+    goes where. It passes quizapp check as it is. An existing file is never overwritten."""
+    from .cards.new_card import card_id_from_title, find_card_file, front_matter_blocks, stub_text, valid_id
+
+    card_id = card_id or card_id_from_title(title)
+    if not valid_id(card_id):
+        fail(f"id {card_id!r} must be lowercase letters, digits and dashes; give one with --id")
+    path = questions_dir / f"{card_id}.md"
+    if path.exists():
+        fail(f"{path} already exists; give another --id, or edit that card")
+    copied = None
+    if from_id:
+        source = find_card_file(questions_dir, from_id) if questions_dir.is_dir() else None
+        if source is None:
+            fail(f"there is no card {from_id!r} in {questions_dir}")
+        copied = front_matter_blocks(source)
+    questions_dir.mkdir(parents=True, exist_ok=True)
+    path.write_text(stub_text(card_id, title, str(path), copied), encoding="utf-8")
+    click.echo(f"wrote {path}; check it with: quizapp check {path}")
+
+
+@cli.command()
+@click.option("--markdown", is_flag=True, help="a Markdown table, as AUTHORING.md lists them")
+def models(markdown):
+    """The catalog's models: the ids a card's scenario, variants and space may use, with the
+    figures that size their KV cache (layers, KV heads and head size at TP 1) and the space kind
+    (space.attention) each belongs to."""
+    from .calc.listings import MODEL_COLUMNS, markdown_table, model_rows, text_table
+
+    click.echo((markdown_table if markdown else text_table)(model_rows(), MODEL_COLUMNS))
+
+
+@cli.command()
+@click.option("--markdown", is_flag=True, help="a Markdown table, as AUTHORING.md lists them")
+def gpus(markdown):
+    """The catalog's GPUs: the ids a card's gpu input takes, what {{ gpu_name }} prints for each,
+    and their total memory with where the figure comes from."""
+    from .calc.listings import GPU_COLUMNS, gpu_rows, markdown_table, text_table
+
+    click.echo((markdown_table if markdown else text_table)(gpu_rows(), GPU_COLUMNS))
 
 
 def _calc_options(command):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from quizapp.calc import model_ids
 from quizapp.cli import main
 
 ISSUE_COMMAND = ["calc", "--model", "Qwen/Qwen3-8B", "--max-model-len", "8192", "--pool-tokens", "24096",
@@ -102,3 +103,180 @@ def test_check_reports_file_line_and_exits_1(capsys, tmp_path):
     assert code == 1
     assert out.strip() == (f"{broken}:{line}: error: unknown value 'kv_bytes' "
                            "(hint: did you mean 'kv_bytes_per_token'?)")
+
+
+# A card with each fault an author hit (issue 10, item 2): every one is reported in one run.
+FAULTY_CARD = """\
+---
+id: faulty
+title: Pin vs fraction: which one?
+roles: [Inference Engineering]
+tags: [kv-cache
+scenario:
+  model: Qwen/Qwen3-8B
+  max_model_len: 8192
+  pool_tokens: 24096
+variants:
+  - name: Llama
+    model: meta-llama/Llama-3.1-8B
+  - name: On a Spark
+    gpu: GB10
+bogus: 1
+---
+
+## Question
+
+How many users fit in {{ model }}'s pool on a machine with 128 GB of memory, and
+{{ literal("128 GB") }} of swap? Each KV head has a head size of 128.
+
+## Short answer
+
+{{ users_fit }} users.
+
+## Full answer
+
+One token takes {{ kv_bytes_per_token | kib, and
+the pool holds {{ pool_tokens }} tokens.
+
+## Follow-ups
+
+### Working: no level
+
+An answer.
+"""
+
+
+def faulty_line(needle: str) -> int:
+    return next(i for i, line in enumerate(FAULTY_CARD.splitlines(), 1) if needle in line)
+
+
+# The column of the head size typed as a number.
+HEAD_SIZE_COLUMN = FAULTY_CARD.splitlines()[faulty_line("head size of 128") - 1].index("128.") + 1
+
+
+def test_check_reports_each_fault_of_a_card_in_one_run(capsys, tmp_path):
+    card = tmp_path / "faulty.md"
+    card.write_text(FAULTY_CARD, encoding="utf-8")
+    code, out, err = run(capsys, "check", str(card))
+    assert code == 1
+    expected = [
+        f"{card}:{faulty_line('title:')}:23: error: front matter is not valid YAML: a colon inside a value "
+        "(mapping values are not allowed here) (hint: quote a value that holds a colon: "
+        "title: \"Pin vs fraction: which one?\")",
+        f"{card}:{faulty_line('tags:')}:7: error: front matter is not valid YAML: the '[' on line 5 is never "
+        "closed (hint: close the bracket opened on line 5 with ']')",
+        f"{card}:{faulty_line('model: meta-llama')}: error: variant 'Llama': unknown model "
+        "'meta-llama/Llama-3.1-8B'; closest catalog ids: meta-llama/Llama-3.1-8B-Instruct",
+        f"{card}:{faulty_line('gpu: GB10')}: error: variant 'On a Spark': unknown GPU 'GB10'; closest catalog "
+        "GPUs: DGX-Spark (NVIDIA DGX Spark (GB10, 128 GB unified))",
+        f"{card}:{faulty_line('bogus')}: error: unknown front-matter key 'bogus'",
+        f"{card}:{faulty_line('head size of 128')}:{HEAD_SIZE_COLUMN}: warning: literal 128 is what the calculator computes "
+        "for 'head_size'",
+        f"{card}:{faulty_line('{{ users_fit }}')}: error: under the card's scenario",
+        f"{card}:{faulty_line('One token takes')}:17: error: expression error: `{{{{` on line "
+        f"{faulty_line('One token takes')} is never closed with `}}}}` (hint: close it with }}}})",
+        f"{card}:{faulty_line('### Working')}: error: follow-up heading '### Working: no level' must read "
+        "'### L2 Working: the question'",
+    ]
+    lines = out.splitlines()
+    assert len(lines) == len(expected)
+    for line, start in zip(lines, expected):
+        assert line.startswith(start), (line, start)
+    assert lines[6].endswith(": 'users_fit' is undefined in this scenario: users_fit needs prompt_tokens and "
+                             "output_tokens in the scenario")
+    # 128 GB of memory is not the head size, and literal() is never read.
+    assert not [line for line in lines if line.startswith(f"{card}:{faulty_line('128 GB of memory')}:")]
+    assert len([line for line in lines if line.startswith(f"{card}:{faulty_line('head size of 128')}:")]) == 1
+    assert err.strip() == "1 card: 1 with errors (8 errors), 1 warning"
+
+
+def test_check_json_is_one_object_with_each_diagnostic(capsys, tmp_path):
+    card = tmp_path / "faulty.md"
+    card.write_text(FAULTY_CARD, encoding="utf-8")
+    good = Path("questions/kv-pool-users.md")
+    code, out, _ = run(capsys, "check", "--format", "json", str(card), str(good))
+    assert code == 1
+    report = json.loads(out)
+    assert report["cards"] == [{"path": str(card), "id": None, "errors": 8, "warnings": 1},
+                               {"path": str(good), "id": "kv-pool-users", "errors": 0, "warnings": 0}]
+    assert report["errors"][0] == {
+        "path": str(card), "line": 3, "column": 23, "severity": "error",
+        "message": "front matter is not valid YAML: a colon inside a value (mapping values are not allowed here)",
+        "hint": "quote a value that holds a colon: title: \"Pin vs fraction: which one?\""}
+    [warning] = report["warnings"]
+    assert (warning["line"], warning["column"], warning["severity"]) == (faulty_line("head size of 128"),
+                                                                         HEAD_SIZE_COLUMN, "warning")
+    assert len(report["errors"]) == 8 and all(e["severity"] == "error" for e in report["errors"])
+
+
+def test_check_json_on_a_clean_bank(capsys):
+    code, out, _ = run(capsys, "check", "--format", "json", "questions")
+    report = json.loads(out)
+    assert code == 0 and report["errors"] == [] and report["warnings"] == []
+    assert {card["id"] for card in report["cards"]} >= {"kv-pool-users", "kv-bytes-per-token"}
+
+
+def test_models_lists_ids_with_their_figures(capsys):
+    code, out, _ = run(capsys, "models")
+    assert code == 0
+    header, *rows = out.splitlines()
+    assert header.split() == ["id", "space", "kind", "attention", "layers", "KV", "heads", "head", "size", "max",
+                              "length"]
+    assert "Qwen/Qwen3-8B  " in out and len(rows) == len(model_ids())
+    qwen = next(row for row in rows if row.startswith("Qwen/Qwen3-8B "))
+    assert qwen.split() == ["Qwen/Qwen3-8B", "uniform", "GQA,", "36", "full", "36", "8", "128", "40,960"]
+
+
+def test_gpus_lists_ids_memory_and_prose_names(capsys):
+    code, out, _ = run(capsys, "gpus")
+    assert code == 0
+    spark = next(row for row in out.splitlines() if row.startswith("DGX-Spark "))
+    assert spark.split() == ["DGX-Spark", "DGX", "Spark", "121.63", "GiB", "cuda", "yes"]
+
+
+@pytest.mark.parametrize("command", ["models", "gpus"])
+def test_the_markdown_lists_are_the_ones_in_authoring_md(capsys, command):
+    code, out, _ = run(capsys, command, "--markdown")
+    text = Path("AUTHORING.md").read_text(encoding="utf-8")
+    assert code == 0
+    assert f"<!-- begin: quizapp {command} --markdown -->\n{out}<!-- end: quizapp {command} --markdown -->" in text
+
+
+def test_new_writes_a_card_that_passes_check(capsys, tmp_path):
+    folder = tmp_path / "questions"
+    code, out, _ = run(capsys, "new", "Pin vs fraction: which one?", "--questions", str(folder))
+    path = folder / "pin-vs-fraction-which-one.md"
+    assert code == 0 and out.strip() == f"wrote {path}; check it with: quizapp check {path}"
+    code, out, err = run(capsys, "check", str(folder))
+    assert code == 0 and out == "" and "1 card: 0 with errors, 0 warnings" in err
+
+
+def test_new_from_another_card_passes_check(capsys, tmp_path):
+    folder = tmp_path / "questions"
+    folder.mkdir()
+    seed = Path("questions/kv-pool-users.md").read_text(encoding="utf-8")
+    (folder / "kv-pool-users.md").write_text(seed, encoding="utf-8")
+    code, _, _ = run(capsys, "new", "Users again", "--id", "users-again", "--from", "kv-pool-users",
+                     "--questions", str(folder))
+    assert code == 0
+    assert "  pool_tokens: 24096\n" in (folder / "users-again.md").read_text(encoding="utf-8")
+    code, _, err = run(capsys, "check", str(folder))
+    assert code == 0 and "2 cards: 0 with errors, 0 warnings" in err
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--id", "Bad Id"], "id 'Bad Id' must be lowercase letters, digits and dashes; give one with --id"),
+    (["--from", "nowhere"], "there is no card 'nowhere' in"),
+])
+def test_new_refuses_bad_ids_in_one_line(capsys, tmp_path, args, words):
+    code, out, err = run(capsys, "new", "A title", *args, "--questions", str(tmp_path))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and words in err
+
+
+def test_new_never_overwrites_a_card(capsys, tmp_path):
+    path = tmp_path / "a-title.md"
+    path.write_text("mine", encoding="utf-8")
+    code, out, err = run(capsys, "new", "A title", "--questions", str(tmp_path))
+    assert code == 2 and out == ""
+    assert err.strip() == f"quizapp: error: {path} already exists; give another --id, or edit that card"
+    assert path.read_text(encoding="utf-8") == "mine"

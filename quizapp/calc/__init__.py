@@ -7,7 +7,8 @@ Other packages import from here, not from the modules inside.
 
 from . import fmt
 from .attention import ATTENTION_KINDS, attention_kind
-from .catalog import gpu_entries, load_gpu, load_model, model_entries, model_ids
+from .catalog import canonical_model_id, gpu_entries, load_gpu, load_model, model_entries, model_ids, \
+    unknown_model_error
 from .compute import calculate
 from .errors import CalcError, did_you_mean
 from .inputs import BY_NAME, FIELD_NAMES, FIELDS, Inputs, parse_field, parse_inputs
@@ -15,14 +16,15 @@ from .layout import KV_CACHE_DTYPES, kv_cache_dtypes_for
 from .logparse import MAX_LOG_CHARS
 from .logread import LogReading, read_log
 from .refusals import CHECK_FIELDS
+from .needs import NEEDS, needs_text
 from .result import ALWAYS_PRESENT, VALUES, Quantity, Result
 from .versions import CURRENT as CURRENT_VLLM_VERSION
 from .versions import KNOWN as VLLM_VERSIONS
 
 __all__ = [
     "ALWAYS_PRESENT", "ATTENTION_KINDS", "BY_NAME", "CHECK_FIELDS", "CURRENT_VLLM_VERSION", "CalcError", "FIELDS",
-    "FIELD_NAMES", "Inputs", "KV_CACHE_DTYPES", "LogReading", "MAX_LOG_CHARS", "Quantity", "Result", "VALUES",
-    "attention_kind", "calculate", "did_you_mean", "fmt", "gpu_entries", "kv_cache_dtypes_for",
-    "load_gpu", "load_model", "model_entries", "model_ids", "parse_field", "parse_inputs", "read_log",
-    "VLLM_VERSIONS",
+    "FIELD_NAMES", "Inputs", "KV_CACHE_DTYPES", "LogReading", "MAX_LOG_CHARS", "NEEDS", "Quantity", "Result",
+    "VALUES", "VLLM_VERSIONS", "attention_kind", "calculate", "canonical_model_id", "did_you_mean", "fmt",
+    "gpu_entries", "kv_cache_dtypes_for", "load_gpu", "load_model", "model_entries", "model_ids", "needs_text",
+    "parse_field", "parse_inputs", "read_log", "unknown_model_error",
 ]

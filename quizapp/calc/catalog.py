@@ -167,5 +167,14 @@ def load_gpu(name: str) -> dict:
         by_norm[_norm(gpu["name"])] = gpu
     if _norm(name) in by_norm:
         return by_norm[_norm(name)]
-    hints = ", ".join(closest(name, list(gpus), n=3, cutoff=0.0))
+    hints = ", ".join(f"{gpu_id} ({gpus[gpu_id]['name']})" for gpu_id in closest_gpu_ids(name))
     raise CalcError(f"unknown GPU {name!r}; closest catalog GPUs: {hints}", "gpu")
+
+
+def closest_gpu_ids(name: str, n: int = 3) -> list[str]:
+    """The catalog GPUs someone who typed ``name`` likely meant: first those whose id or name holds
+    it ("GB10" is in "DGX Spark (GB10, ...)"), then the closest ids."""
+    typed = _norm(name)
+    holding = [gpu["id"] for gpu in _gpus().values() if typed and (typed in _norm(gpu["id"]) or typed in
+                                                                   _norm(gpu["name"]))]
+    return list(dict.fromkeys(holding + closest(name, list(_gpus()), n=n, cutoff=0.0)))[:n]

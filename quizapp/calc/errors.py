@@ -26,11 +26,13 @@ def closest(name: str, choices: Iterable[str], n: int = 1, cutoff: float = 0.6) 
     """Up to ``n`` of ``choices`` the writer of ``name`` likely meant, likeliest first, as the choices spell them.
 
     First the choices ``name`` abbreviates, shortest first (kv_bytes → kv_bytes_per_token), then
-    those that contain it, then the closest by difflib's ratio (at least ``cutoff``). Case is ignored.
+    those it extends, longest first (Qwen/Qwen3-8B-Instruct → Qwen/Qwen3-8B), then those that
+    contain it, then the closest by difflib's ratio (at least ``cutoff``). Case is ignored.
     """
     by_lower = {choice.lower(): choice for choice in choices}
     typed = name.lower()
     extended = sorted((c for c in by_lower if c.startswith(typed) and c != typed), key=len)
+    extended += sorted((c for c in by_lower if typed.startswith(c) and c != typed), key=len, reverse=True)
     similar = difflib.get_close_matches(typed, list(by_lower), n=max(n, len(by_lower)), cutoff=cutoff)
     # Then the choices that contain what was typed ("Llama-3.1-8B" → the 8B, not the 405B).
     containing = [c for c in similar if typed and typed in c]

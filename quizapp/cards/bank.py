@@ -49,6 +49,14 @@ class Bank:
     def get(self, card_id: str) -> Card | None:
         return self.cards.get(card_id)
 
+    def broken(self) -> dict[str, list[Diagnostic]]:
+        """The diagnostics of each card file that does not load, by the file's stem: a broken card
+        has no id in the bank, and its file is named by the id it would have."""
+        by_stem: dict[str, list[Diagnostic]] = {}
+        for diagnostic in self.diagnostics:
+            by_stem.setdefault(Path(diagnostic.path).stem, []).append(diagnostic)
+        return by_stem
+
     def sorted_cards(self) -> list[Card]:
         return sorted(self.cards.values(), key=lambda c: c.title.lower())
 
@@ -66,7 +74,7 @@ class Bank:
         return sorted({t for c in self.cards.values() for t in c.tags})
 
 
-def _display_path(path: Path) -> str:
+def display_path(path: Path) -> str:
     """questions/x.md when the card is under the working folder, else the full path."""
     try:
         return str(path.resolve().relative_to(Path.cwd()))
@@ -96,7 +104,7 @@ def load_files(paths, previous: dict[str, Card] | None = None, full: bool = Fals
     diagnostics: list[Diagnostic] = []
     by_path = {card.path: card for card in (previous or {}).values()}
     for path in paths:
-        shown = _display_path(path)
+        shown = display_path(path)
         old = by_path.get(shown)
         try:
             card = old if old and old.mtime == path.stat().st_mtime else load_card(path, shown, full)

@@ -5,6 +5,7 @@ bank), every piece renders under the card's own scenario and each variant, so a 
 cannot render is never served. ``quizapp check`` (``full=True``) also renders under each
 model of the card's space and checks every arithmetic chain the text shows. Each check
 collects its diagnostics, so an author hears of every problem of a card in one run.
+(The literal-number warning is in ``literals``.)
 """
 
 from __future__ import annotations
@@ -22,8 +23,6 @@ from .diagnostics import CardError, Diagnostic
 from .render import render_piece
 from .scenario import Refused, Scenario, resolve_scenario
 
-EXPRESSION = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.S)
-LITERAL_NUMBER = re.compile(r"(?<![\w.,])\d+(?:,\d{3})*(?:\.\d+)?(?!\w|,\d|\.\d)")
 PRE_BLOCK = re.compile(r"(<pre>.*?</pre>)", re.S)
 BLOCK_TAG = re.compile(r"</?(?:p|li|ul|ol|pre|h\d|tr|td|th|table|thead|tbody|blockquote|br|hr|div)\b[^>]*>")
 TAG = re.compile(r"<[^>]+>")
@@ -130,31 +129,3 @@ def measured_without_scenario(card: Card) -> list[Diagnostic]:
                     "add on=\"own\" (the card's own scenario) or on=\"<variant name>\", and otherwise=\"...\" "
                     "for what other scenarios show"))
     return problems
-
-
-def literal_number_warnings(card: Card) -> list[Diagnostic]:
-    """A number typed into a card that the calculator produces for its scenario should be an
-    expression, or it will not follow the reader's scenario."""
-    scenario = resolve_scenario(card, None, {})
-    known: dict[float, str] = {}
-    for name, quantity in scenario.result.values.items():
-        for candidate in (quantity.value, _leading_number(quantity.text)):
-            if isinstance(candidate, (int, float)) and not isinstance(candidate, bool) and candidate >= 3:
-                known.setdefault(float(candidate), name)
-    warnings = []
-    for piece in card.pieces.values():
-        for offset, line in enumerate(piece.source.splitlines()):
-            for match in LITERAL_NUMBER.finditer(EXPRESSION.sub(" ", line)):
-                number = float(match[0].replace(",", ""))
-                if number in known:
-                    warnings.append(Diagnostic(
-                        card.path, piece.line + offset, "warning",
-                        f"literal {match[0]} is what the calculator computes for {known[number]!r}",
-                        f"write {{{{ {known[number]} }}}} so it follows the reader's scenario, or "
-                        f"{{{{ measured(\"...\", on=\"own\") }}}} if it was measured"))
-    return warnings
-
-
-def _leading_number(text: str) -> float | None:
-    match = re.match(r"[\d,]+(?:\.\d+)?", text or "")
-    return float(match[0].replace(",", "")) if match else None

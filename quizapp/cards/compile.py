@@ -1,7 +1,8 @@
 """Compile a card's pieces as Jinja2 templates in the card environment.
 
-An expression that does not parse, or a name the card environment does not know, is an
-error at the line where the author wrote it, with a hint at the likeliest intended name.
+An expression that does not parse is an error at the line and column of the mistake, in plain
+words (``template_errors``); a name the card environment does not know is an error at the line
+where the author wrote it, with a hint at the likeliest intended name.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from .card import Piece
 from .diagnostics import Diagnostic
 from .environment import CARD_FILTERS, CARD_NAMES, make_environment
 from .source import CardSource
+from .template_errors import explain
 
 
 def compile_pieces(source: CardSource, pieces: dict[str, Piece]
@@ -35,8 +37,10 @@ def compile_pieces(source: CardSource, pieces: dict[str, Piece]
             ast = env.parse(piece.source, name=name)
             env.get_template(name)
         except TemplateSyntaxError as error:
-            errors += source.error(piece.line + (error.lineno or 1) - 1, f"expression error: {error.message}",
-                                   _filter_hint(error.message)).diagnostics
+            mistake = explain(error, piece.source, piece.line)
+            errors.append(Diagnostic(path, piece.line + mistake.line - 1, "error",
+                                     f"expression error: {mistake.message}",
+                                     _filter_hint(error.message or "") or mistake.hint, mistake.column))
             continue
         names = meta.find_undeclared_variables(ast)
         for unknown in sorted(names - CARD_NAMES):

@@ -40,6 +40,12 @@ def plural(n, noun: str, plural_noun: str | None = None, spelled: bool = False) 
     return f"{count} {noun if n == 1 else many}"
 
 
+def literal(text) -> str:
+    """A number that only looks like a calculator value ("128 GB" of machine memory): shown as
+    written, and never read by the literal-number check."""
+    return str(text)
+
+
 def measured_text(text, where: str) -> str:
     """An observation shown as measured: marked in the page, never recomputed."""
     return (f'<span class="measured" title="Measured on {html.escape(where, quote=True)}, not computed">'
@@ -48,8 +54,9 @@ def measured_text(text, where: str) -> str:
 
 # Filters a card may use, beyond Jinja's built-ins (round, int, upper …). AUTHORING.md lists each.
 CARD_FILTERS = {**fmt.FILTERS, "words": words, "dtype": dtype, "plural": plural}
-# Functions a card may call. Each is bound per render, since each depends on the scenario.
-CARD_FUNCTIONS = ("calc", "measured", "derivation")
+# Functions a card may call. calc, measured and derivation depend on the scenario, so each is
+# bound per render; literal does not, so it is one of the environment's globals.
+CARD_FUNCTIONS = ("calc", "measured", "derivation", "literal")
 # Names for prose that branches on the scenario (Scenario.context gives their values).
 PROSE_NAMES = {
     "attention": "the model's attention kind: uniform, mla, sliding or linear (none for a measured figure)",
@@ -68,4 +75,5 @@ def make_environment(loader) -> ImmutableSandboxedEnvironment:
     env = ImmutableSandboxedEnvironment(loader=loader, undefined=StrictUndefined, autoescape=False,
                                         keep_trailing_newline=False)
     env.filters.update(CARD_FILTERS)
+    env.globals["literal"] = literal
     return env

@@ -2,7 +2,8 @@
 
 ``FRONT_MATTER`` and ``ANSWER`` are the one table of keys. The checks read each key's
 requirement and default from them, and AUTHORING.md's test holds the document to them.
-Each check raises CardError at the line of the key it is about.
+Each check reports every problem it finds at the line of the key it is about, and goes on with
+what is usable, so an author hears of every problem of a card in one run.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import copy
 import re
 from dataclasses import dataclass
 
-from ..calc import FIELD_NAMES, VALUES, did_you_mean, model_ids
+from ..calc import FIELD_NAMES, VALUES, CalcError, canonical_model_id, did_you_mean, load_gpu, model_ids, \
+    unknown_model_error
 from .card import Variant
 from .rubric import LEVEL_NAMES
 from .space import ATTENTION_KINDS, INPUT_GROUPS, NOT_FROM_A_PAGE, ScenarioSpace, default_space, expand_inputs, \
@@ -66,76 +68,98 @@ def default(keys: tuple[Key, ...], name: str):
 
 
 def check_listing(source: CardSource) -> dict:
-    """What the bank lists a card by: its id, title, roles and tags.
-
-    First every key must be known and every required key given, so this check comes first.
-    """
+    """What the bank lists a card by: its id, title, roles and tags (a placeholder for each that is
+    wrong: the card is reported, not served). Every key must be known and every required key given."""
     front = source.front_matter
     for key in front:
         if key not in FRONT_MATTER_KEYS:
-            raise source.error(source.line_of(key), f"unknown front-matter key {key!r}",
-                               did_you_mean(key, FRONT_MATTER_KEYS) or f"keys are {', '.join(FRONT_MATTER_KEYS)}")
+            source.report(source.line_of(key), f"unknown front-matter key {key!r}",
+                          did_you_mean(key, FRONT_MATTER_KEYS) or f"keys are {', '.join(FRONT_MATTER_KEYS)}")
     for key in FRONT_MATTER:
-        if key.required and front.get(key.name) in (None, "", []):
-            raise source.error(2, f"front matter has no {key.name!r}")
-    card_id = front["id"]
-    if not isinstance(card_id, str) or not ID_PATTERN.match(card_id):
-        raise source.error(source.line_of("id"), f"id {card_id!r} must be lowercase letters, digits and dashes")
-    if not isinstance(front["title"], str):
-        raise source.error(source.line_of("title"), "title must be text")
+        if key.required and key.name not in source.broken_keys and front.get(key.name) in (None, "", []):
+            source.report(source.key_lines.get(key.name, 2), f"front matter has no {key.name!r}")
+    card_id, title = front.get("id"), front.get("title")
+    if card_id not in (None, "") and not (isinstance(card_id, str) and ID_PATTERN.match(card_id)):
+        source.report(source.line_of("id"), f"id {card_id!r} must be lowercase letters, digits and dashes")
+    if title not in (None, "") and not isinstance(title, str):
+        source.report(source.line_of("title"), "title must be text", 'quote it: title: "..."')
+    names = {}
     for key in ("roles", "tags"):
         value = front.get(key, default(FRONT_MATTER, key))
         if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-            raise source.error(source.line_of(key), f"{key} must be a list of names, e.g. [{key[:-1]} one, two]")
-    return {"id": card_id, "title": front["title"].strip(), "roles": list(front["roles"]),
-            "tags": list(front.get("tags", default(FRONT_MATTER, "tags")))}
+            if key not in source.broken_keys and value is not None:
+                source.report(source.line_of(key), f"{key} must be a list of names, e.g. [{key[:-1]} one, two]")
+            value = []
+        names[key] = list(value)
+    return {"id": card_id if isinstance(card_id, str) else "", "title": title.strip() if isinstance(title, str) else "",
+            **names}
 
 
-def check_scenario(source: CardSource) -> dict:
-    scenario = source.front_matter["scenario"]
+def check_scenario(source: CardSource) -> dict | None:
+    """The card's scenario, or None when it is missing or wrong (each problem reported)."""
+    scenario = source.front_matter.get("scenario")
+    if scenario is None or "scenario" in source.broken_keys:
+        return None
     if not isinstance(scenario, dict):
-        raise source.error(source.line_of("scenario"), "scenario must map calculator inputs to values")
-    _check_input_names(source, scenario, "scenario")
-    return scenario
+        source.report(source.line_of("scenario"), "scenario must map calculator inputs to values")
+        return None
+    ok = _check_input_names(source, scenario, "scenario")
+    ok = _check_catalog_ids(source, scenario, "scenario", "") and ok
+    return scenario if ok else None
 
 
 def check_variants(source: CardSource) -> list[Variant]:
+    """The variants that are well formed; each problem of the others is reported."""
     # An empty 'variants:' is no variants.
     raw = source.front_matter.get("variants") or default(FRONT_MATTER, "variants")
     if not isinstance(raw, list):
-        raise source.error(source.line_of("variants"), "variants must be a list of named scenarios")
+        source.report(source.line_of("variants"), "variants must be a list of named scenarios")
+        return []
     variants = []
     for index, item in enumerate(raw):
         prefix = f"variants.{index}"
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            raise source.error(source.line_of(prefix), "each variant needs a 'name' and the inputs it changes")
+            source.report(source.line_of(prefix), "each variant needs a 'name' and the inputs it changes")
+            continue
         inputs = {k: v for k, v in item.items() if k != "name"}
-        _check_input_names(source, inputs, prefix)
-        variants.append(Variant(item["name"], inputs, source.line_of(prefix)))
+        ok = _check_input_names(source, inputs, prefix)
+        if ok and _check_catalog_ids(source, inputs, prefix, f"variant {item['name']!r}: "):
+            variants.append(Variant(item["name"], inputs, source.line_of(prefix)))
     return variants
 
 
 def check_taught_in(source: CardSource) -> list[dict]:
+    """The taught_in links that are well formed; each problem of the others is reported."""
     raw = source.front_matter.get("taught_in") or default(FRONT_MATTER, "taught_in")
     if not isinstance(raw, list):
-        raise source.error(source.line_of("taught_in"), "taught_in must be a list of {title, link}")
+        source.report(source.line_of("taught_in"), "taught_in must be a list of {title, link}")
+        return []
     links = []
     for index, item in enumerate(raw):
         line = source.line_of(f"taught_in.{index}")
         if not isinstance(item, dict) or not isinstance(item.get("title"), str):
-            raise source.error(line, "each taught_in entry needs a 'title' (and a 'link')")
+            source.report(line, "each taught_in entry needs a 'title' (and a 'link')")
+            continue
         link = item.get("link", "")
         if link and not re.match(r"^(https?://|/)", str(link)):
-            raise source.error(line, f"taught_in link {link!r} must start with https://, http:// or /")
+            source.report(line, f"taught_in link {link!r} must start with https://, http:// or /")
+            continue
         links.append({"title": item["title"], "link": str(link)})
     return links
 
 
 def check_answer(source: CardSource) -> dict | None:
-    """The answer block with its defaults applied, or None when the card has none."""
+    """The answer block with its defaults applied, or None when the card has none (or a wrong one:
+    each problem is reported)."""
     answer = source.front_matter.get("answer", default(FRONT_MATTER, "answer"))
     if answer is None:
         return None
+    with source.collecting():
+        return _checked_answer(source, answer)
+    return None
+
+
+def _checked_answer(source: CardSource, answer) -> dict:
     if not isinstance(answer, dict) or "value" not in answer:
         raise source.error(source.line_of("answer"), "answer needs 'value': the calculator value that answers it")
     for key in answer:
@@ -188,11 +212,34 @@ def check_rubric(source: CardSource) -> dict[str, list[str]] | None:
     return rubric
 
 
-def _check_input_names(source: CardSource, inputs: dict, prefix: str) -> None:
+def _check_input_names(source: CardSource, inputs: dict, prefix: str) -> bool:
+    """Whether every name is a calculator input; each that is not is reported."""
+    ok = True
     for name in inputs:
         if name not in FIELD_NAMES or name == "config":
-            raise source.error(source.line_of(f"{prefix}.{name}"), f"unknown calculator input {name!r}",
-                               did_you_mean(str(name), FIELD_NAMES) or "see AUTHORING.md for the inputs")
+            source.report(source.line_of(f"{prefix}.{name}"), f"unknown calculator input {name!r}",
+                          did_you_mean(str(name), FIELD_NAMES) or "see AUTHORING.md for the inputs")
+            ok = False
+    return ok
+
+
+# The catalog inputs, how the calculator looks each one up, and where an author finds the ids.
+CATALOG_INPUTS = {"model": (canonical_model_id, "quizapp models lists the catalog's models"),
+                  "gpu": (load_gpu, "quizapp gpus lists the catalog's GPUs")}
+
+
+def _check_catalog_ids(source: CardSource, inputs: dict, prefix: str, label: str) -> bool:
+    """Whether the model and GPU are catalog ids; each that is not is reported with the closest ids."""
+    ok = True
+    for name, (look_up, hint) in CATALOG_INPUTS.items():
+        if not isinstance(inputs.get(name), str):
+            continue
+        try:
+            look_up(inputs[name])
+        except CalcError as error:
+            source.report(source.line_of(f"{prefix}.{name}"), f"{label}{error.message}", hint)
+            ok = False
+    return ok
 
 
 def _check_value_name(source: CardSource, name, key: str) -> None:
@@ -201,29 +248,43 @@ def _check_value_name(source: CardSource, name, key: str) -> None:
                            did_you_mean(str(name), VALUES) or "see AUTHORING.md for the values")
 
 
-def check_space(source: CardSource, scenario: dict, variants: list[Variant]) -> ScenarioSpace:
-    """The scenario space: what a reader may change. Variants' models must lie inside it."""
+def check_space(source: CardSource, scenario: dict | None, variants: list[Variant]) -> ScenarioSpace | None:
+    """The scenario space: what a reader may change (None without a usable scenario). A wrong key
+    is reported and the default taken for it; a variant whose model lies outside is reported."""
     raw = source.front_matter.get("space", default(FRONT_MATTER, "space"))
+    if scenario is None:
+        return None
     base = default_space(scenario)
-    if raw is None:
-        space = base
-    else:
-        if not isinstance(raw, dict):
-            raise source.error(source.line_of("space"), "space must map models/attention, inputs and refusals")
-        for key in raw:
-            if key not in SPACE_KEYS:
-                raise source.error(source.line_of(f"space.{key}"), f"unknown space key {key!r}",
-                                   did_you_mean(str(key), SPACE_KEYS) or f"keys are {', '.join(SPACE_KEYS)}")
-        models, kinds = _space_models(source, raw, base)
-        space = ScenarioSpace(models, _space_inputs(source, raw, base), _space_refusals(source, raw), kinds)
-    known = model_ids()
+    space = base
+    if raw is not None and "space" not in source.broken_keys:
+        with source.collecting():
+            space = _checked_space(source, raw, base)
     for index, variant in enumerate(variants):
         model = variant.inputs.get("model")
-        # (an unknown id is reported by the render check, with the catalog's close ids)
-        if model in known and model not in space.models:
-            raise source.error(source.line_of(f"variants.{index}.model"), f"variant {variant.name!r} uses {model}, outside the card's space "
-                               f"({space.describe_models()})", "add it to space.models, or space.attention")
+        if model in model_ids() and model not in space.models:
+            source.report(source.line_of(f"variants.{index}.model"), f"variant {variant.name!r} uses {model}, "
+                          f"outside the card's space ({space.describe_models()})",
+                          "add it to space.models, or space.attention")
     return space
+
+
+def _checked_space(source: CardSource, raw, base: ScenarioSpace) -> ScenarioSpace:
+    if not isinstance(raw, dict):
+        raise source.error(source.line_of("space"), "space must map models/attention, inputs and refusals")
+    for key in raw:
+        if key not in SPACE_KEYS:
+            source.report(source.line_of(f"space.{key}"), f"unknown space key {key!r}",
+                          did_you_mean(str(key), SPACE_KEYS) or f"keys are {', '.join(SPACE_KEYS)}")
+    models, kinds = base.models, base.kinds
+    with source.collecting():
+        models, kinds = _space_models(source, raw, base)
+    inputs = base.inputs
+    with source.collecting():
+        inputs = _space_inputs(source, raw, base)
+    refusals = False
+    with source.collecting():
+        refusals = _space_refusals(source, raw)
+    return ScenarioSpace(models, inputs, refusals, kinds)
 
 
 def _space_models(source: CardSource, raw: dict, base: ScenarioSpace) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -236,9 +297,9 @@ def _space_models(source: CardSource, raw: dict, base: ScenarioSpace) -> tuple[t
         known = model_ids()
         for index, model in enumerate(models):
             if model not in known:
-                raise source.error(source.line_of(f"space.models.{index}"), f"unknown model {model!r}",
-                                   did_you_mean(model, known) or "quizapp models lists the catalog ids")
-        return tuple(models), ()
+                source.report(source.line_of(f"space.models.{index}"), unknown_model_error(model).message,
+                              "quizapp models lists the catalog's models")
+        return tuple(model for model in models if model in known), ()
     if "attention" in raw:
         kinds = raw["attention"]
         if isinstance(kinds, str):
@@ -259,9 +320,9 @@ def _space_inputs(source: CardSource, raw: dict, base: ScenarioSpace) -> tuple[s
     allowed = [n for n in FIELD_NAMES if n not in NOT_FROM_A_PAGE] + list(INPUT_GROUPS)
     for index, name in enumerate(names):
         if name not in allowed:
-            raise source.error(source.line_of(f"space.inputs.{index}"), f"unknown calculator input {name!r}",
-                               did_you_mean(name, allowed) or "see AUTHORING.md for the inputs")
-    return expand_inputs(names)
+            source.report(source.line_of(f"space.inputs.{index}"), f"unknown calculator input {name!r}",
+                          did_you_mean(name, allowed) or "see AUTHORING.md for the inputs")
+    return expand_inputs(name for name in names if name in allowed)
 
 
 def _space_refusals(source: CardSource, raw: dict) -> bool:

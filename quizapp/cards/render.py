@@ -15,7 +15,7 @@ import markdown
 import nh3
 from jinja2 import TemplateError
 
-from ..calc import VALUES, CalcError, Result, did_you_mean, parse_inputs
+from ..calc import FIELD_NAMES, VALUES, CalcError, Result, attention_kind, did_you_mean, needs_text, parse_inputs
 from .diagnostics import CardError, Diagnostic
 from .environment import measured_text
 from .scenario import Scenario, apply_changes, compute, normalised
@@ -66,7 +66,7 @@ def render_piece(card: Card, key: str, scenario: Scenario, label: str = "this sc
         text = card.env.get_template(name).render(context)
     except (TemplateError, CalcError, TypeError, ValueError, ArithmeticError) as error:
         raise CardError(Diagnostic(card.path, _error_line(error, name, piece.line), "error",
-                                   f"{label}: {_describe(error)}")) from None
+                                   f"{label}: {_describe(error, scenario)}")) from None
     rendered = Rendered(to_html(text, piece.inline), piece.names, tuple(others))
     if len(card.render_cache) >= CACHE_LIMIT:
         card.render_cache.clear()
@@ -140,7 +140,7 @@ def _error_line(error: Exception, name: str, first_line: int) -> int:
     return first_line + lineno - 1
 
 
-def _describe(error: Exception) -> str:
+def _describe(error: Exception, scenario: Scenario) -> str:
     if isinstance(error, CalcError):
         return f"calc(): {error.message}"
     message = getattr(error, "message", None) or str(error)
@@ -148,6 +148,18 @@ def _describe(error: Exception) -> str:
     if unknown:
         hint = did_you_mean(unknown[1], VALUES)
         return f"calc() has no value {unknown[1]!r}" + (f" ({hint})" if hint else "")
-    if "is undefined" in message:
-        return f"{message} in this scenario (the calculator does not derive it here)"
+    undefined = re.fullmatch(r"'(\w+)' is undefined", message)
+    if undefined:
+        return f"{message} in this scenario: {_what_would_define(undefined[1], scenario)}"
     return message
+
+
+def _what_would_define(name: str, scenario: Scenario) -> str:
+    """What the scenario lacks for a name: the inputs a value needs, or the input itself."""
+    if name in VALUES:
+        given = set(scenario.inputs.given())
+        return needs_text(name, given, attention_kind(scenario.result.model)) or \
+            "the calculator does not derive it here"
+    if name in FIELD_NAMES:
+        return f"{name} is an input this scenario does not give: add it to the scenario"
+    return "it has no value here"

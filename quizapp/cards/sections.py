@@ -38,8 +38,8 @@ class Draft:
 
 @dataclass(frozen=True)
 class Section:
-    """One section of the format. A required section's builder always gets its block, since
-    find_sections refuses a card without it; an optional one's gets None when it is absent."""
+    """One section of the format. A builder gets None for a section the card does not have (a
+    missing required one is reported by find_sections, so its builder only skips it)."""
 
     heading: str  # as the author writes it after '## '
     stage: str | None  # the stage that reveals it ('{number}' for one per item); None: always shown
@@ -49,12 +49,15 @@ class Section:
 
 
 def build_question(draft: Draft, section: Section, block: Block | None) -> None:
-    """The question is always shown, so it is a piece with no stage."""
-    draft.add_piece("question", block.text, block.line)
+    """The question is always shown, so it is a piece with no stage. (None: missing, and reported.)"""
+    if block is not None:
+        draft.add_piece("question", block.text, block.line)
 
 
 def build_answer(draft: Draft, section: Section, block: Block | None) -> None:
-    """A section that is one stage: the reveal shows its text."""
+    """A section that is one stage: the reveal shows its text. (None: missing, and reported.)"""
+    if block is None:
+        return
     draft.add_piece(section.stage, block.text, block.line)
     draft.stages.append(Stage(section.stage, section.label, (section.stage,)))
 
@@ -62,17 +65,22 @@ def build_answer(draft: Draft, section: Section, block: Block | None) -> None:
 def build_follow_ups(draft: Draft, section: Section, block: Block | None) -> None:
     """One stage per '### L2 Label: question' item; the stage reveals the expected answer."""
     items = _items(draft, section, block, "'### L2 Label: question' items, then each expected answer")
-    for number, item in enumerate(items, start=1):
+    report = draft.source.report
+    number = 0
+    for place, item in enumerate(items, start=1):
         match = FOLLOW_UP_HEADING.match(item.heading)
         if not match:
-            raise draft.source.error(item.heading_line, f"follow-up heading '### {item.heading}' must read "
-                                     "'### L2 Working: the question'")
+            report(item.heading_line, f"follow-up heading '### {item.heading}' must read "
+                                      "'### L2 Working: the question'")
+            continue
         level, label, question = match.groups()
         if level not in LEVELS:
-            raise draft.source.error(item.heading_line, f"follow-up level {level} must be one of "
-                                     f"{', '.join(LEVELS)}")
+            report(item.heading_line, f"follow-up level {level} must be one of {', '.join(LEVELS)}")
+            continue
         if not item.text.strip():
-            raise draft.source.error(item.heading_line, f"follow-up {number} has no expected answer")
+            report(item.heading_line, f"follow-up {place} has no expected answer")
+            continue
+        number += 1
         stage = section.stage.format(number=number)
         q = draft.add_piece(f"{stage}.question", question, item.heading_line, inline=True)
         a = draft.add_piece(stage, item.text, item.line)
@@ -84,9 +92,12 @@ def build_follow_ups(draft: Draft, section: Section, block: Block | None) -> Non
 def build_wrong_answers(draft: Draft, section: Section, block: Block | None) -> None:
     """One stage for all the '### the wrong answer' items, each with why it is wrong."""
     items = _items(draft, section, block, "'### the wrong answer' items, each with why it is wrong")
-    for number, item in enumerate(items, start=1):
+    number = 0
+    for place, item in enumerate(items, start=1):
         if not item.text.strip():
-            raise draft.source.error(item.heading_line, f"wrong answer {number} does not say why it is wrong")
+            draft.source.report(item.heading_line, f"wrong answer {place} does not say why it is wrong")
+            continue
+        number += 1
         wrong = item.heading.strip().strip('"“”')
         draft.wrong_answers.append((draft.add_piece(f"wrong-{number}.answer", wrong, item.heading_line, inline=True),
                                     draft.add_piece(f"wrong-{number}.why", item.text, item.line)))
@@ -103,7 +114,7 @@ def _items(draft: Draft, section: Section, block: Block | None, layout: str) -> 
     if block is None:
         return []
     if block.text.strip() and not block.items:
-        raise draft.source.error(block.line, f"{section.heading} holds {layout}")
+        draft.source.report(block.line, f"{section.heading} holds {layout}")
     return block.items
 
 
@@ -129,7 +140,8 @@ HEADINGS = tuple(section.heading for section in SECTIONS)
 
 
 def build_sections(source: CardSource) -> Draft:
-    """The pieces and stages of every section, in the table's order. Raises CardError."""
+    """The pieces and stages of every section, in the table's order. Each problem is reported on
+    the source, and the sections and items that are well formed are built."""
     blocks = find_sections(source)
     draft = Draft(source)
     for section in SECTIONS:
@@ -138,21 +150,24 @@ def build_sections(source: CardSource) -> Draft:
 
 
 def find_sections(source: CardSource) -> dict[str, Block]:
-    """Each section of the file by its heading as the table spells it: none unknown, twice, or missing."""
+    """Each section of the file by its heading as the table spells it. An unknown section, the
+    second of two, and a missing or empty required one are reported (and left out)."""
     found: dict[str, Block] = {}
     for block in source.sections:
         name = next((h for h in HEADINGS if h.lower() == block.heading.lower()), None)
         if name is None:
-            raise source.error(block.heading_line, f"unknown section '## {block.heading}'",
-                               did_you_mean(block.heading, HEADINGS) or f"sections are {', '.join(HEADINGS)}")
-        if name in found:
-            raise source.error(block.heading_line, f"section '## {name}' appears twice")
-        found[name] = block
+            source.report(block.heading_line, f"unknown section '## {block.heading}'",
+                          did_you_mean(block.heading, HEADINGS) or f"sections are {', '.join(HEADINGS)}")
+        elif name in found:
+            source.report(block.heading_line, f"section '## {name}' appears twice")
+        else:
+            found[name] = block
     for section in SECTIONS:
         if not section.required:
             continue
         if section.heading not in found:
-            raise source.error(source.end_line, f"missing section '## {section.heading}'")
-        if not found[section.heading].text.strip():
-            raise source.error(found[section.heading].heading_line, f"section '## {section.heading}' is empty")
+            source.report(source.end_line, f"missing section '## {section.heading}'")
+        elif not found[section.heading].text.strip():
+            source.report(found[section.heading].heading_line, f"section '## {section.heading}' is empty")
+            del found[section.heading]
     return found

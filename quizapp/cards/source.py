@@ -2,18 +2,22 @@
 
 python-markdown cannot map its output back to source lines, so the splitting is ours:
 ``## Heading`` starts a section, ``### Heading`` an item inside Follow-ups and Wrong answers.
-Headings inside fenced code blocks are text.
+Headings inside fenced code blocks are text. Each YAML mistake is reported at the line to
+change (``yaml_errors``), and the rest of the front matter is still read.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import yaml
 
 from .card import key_line
 from .diagnostics import CardError, Diagnostic
+from .yaml_errors import explain
 
 
 @dataclass
@@ -29,11 +33,20 @@ class Block:
 
 @dataclass
 class CardSource:
+    """A card file split into its parts, and the problems found in it so far.
+
+    The checks report every problem they find (``report``, or a CardError raised inside
+    ``collecting``) and go on with what is usable, so an author hears of all of them at once.
+    """
+
     path: str
     front_matter: dict
     key_lines: dict[str, int]  # front-matter key (dotted for nested keys) -> file line
     sections: list[Block]
     end_line: int
+    problems: list[Diagnostic] = field(default_factory=list)
+    # Top-level keys whose YAML was broken: already reported, so no check reports them again.
+    broken_keys: set[str] = field(default_factory=set)
 
     def line_of(self, dotted_key: str) -> int:
         """The front-matter line of a key such as 'scenario.model', or of its nearest parent."""
@@ -42,6 +55,19 @@ class CardSource:
     def error(self, line: int, message: str, hint: str | None = None) -> CardError:
         """The error to raise for a problem at a line of this file."""
         return CardError(Diagnostic(self.path, line, "error", message, hint))
+
+    def report(self, line: int, message: str, hint: str | None = None) -> None:
+        """Keep a problem with the card's others; the check goes on."""
+        self.problems.append(Diagnostic(self.path, line, "error", message, hint))
+
+    @contextmanager
+    def collecting(self) -> Iterator[None]:
+        """Run one check of several: the CardError it raises is kept with the card's other problems,
+        and the load goes on to the next check."""
+        try:
+            yield
+        except CardError as error:
+            self.problems.extend(error.diagnostics)
 
 
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -56,43 +82,93 @@ def split_card(path: str, text: str) -> CardSource:
         end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
     except StopIteration:
         raise CardError(Diagnostic(path, 1, "error", "front matter is not closed by a '---' line")) from None
-    front_text = "\n".join(lines[1:end])
-    front, key_lines = _parse_front_matter(path, front_text, first_line=2)
-    sections = _split_sections(path, lines, start=end + 1)
-    return CardSource(path, front, key_lines, sections, len(lines))
+    source = CardSource(path, {}, {}, [], len(lines))
+    source.front_matter, source.key_lines = _parse_front_matter(source, lines[1:end], first_line=2)
+    source.sections = _split_sections(source, lines, start=end + 1)
+    return source
 
 
-def _parse_front_matter(path: str, text: str, first_line: int) -> tuple[dict, dict[str, int]]:
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
-        line = first_line + (mark.line if mark else 0)
-        problem = getattr(error, "problem", None) or str(error)
-        raise CardError(Diagnostic(path, line, "error", f"front matter is not valid YAML: {problem}")) from None
+# A file with more YAML mistakes than this is reported up to here: the rest are likely echoes.
+MAX_YAML_MISTAKES = 10
+
+
+def _parse_front_matter(source: CardSource, lines: list[str], first_line: int) -> tuple[dict, dict[str, int]]:
+    """The front matter's keys and their lines. Each YAML mistake is reported at its own line,
+    then its lines are set aside and the rest is read again, so every mistake is found."""
+    lines = list(lines)
+    for _ in range(MAX_YAML_MISTAKES):
+        text = "\n".join(lines)
+        try:
+            node = yaml.compose(text, Loader=yaml.SafeLoader)
+            data = yaml.safe_load(text)
+            break
+        except yaml.YAMLError as error:
+            mistake = explain(error, lines, first_line)
+            source.problems.append(Diagnostic(source.path, first_line + mistake.line, "error",
+                                              f"front matter is not valid YAML: {mistake.message}", mistake.hint,
+                                              mistake.column))
+            if not _set_aside(lines, mistake.line, source.broken_keys):
+                return _unreadable(source, lines)
+    else:
+        return _unreadable(source, lines)
+    if data is None and source.broken_keys:
+        return {}, {}
     if not isinstance(data, dict):
-        raise CardError(Diagnostic(path, first_line, "error", "front matter must be a mapping of keys to values"))
+        source.report(first_line, "front matter must be a mapping of keys to values")
+        return {}, {}
     key_lines: dict[str, int] = {}
-    _collect_lines(node, "", first_line, key_lines)
+    _collect_lines(source, node, "", first_line, key_lines)
     return data, key_lines
 
 
-def _collect_lines(node, prefix: str, first_line: int, out: dict[str, int]) -> None:
+def _unreadable(source: CardSource, lines: list[str]) -> tuple[dict, dict[str, int]]:
+    """Front matter that could not be read past its mistakes: every key it names is broken (already
+    reported), so none is reported missing."""
+    source.broken_keys.update(m[1] for line in lines if (m := TOP_LEVEL_KEY.match(line)))
+    return {}, {}
+
+
+def _set_aside(lines: list[str], index: int, broken_keys: set[str]) -> bool:
+    """Blank the line of a mistake and the lines indented under it (the line numbers stay), and
+    note the top-level key they belong to. False when there is nothing left to set aside."""
+    if index >= len(lines) or not lines[index].strip():
+        return False
+    indent = len(lines[index]) - len(lines[index].lstrip())
+    owner = next((m[1] for line in reversed(lines[: index + 1]) if (m := TOP_LEVEL_KEY.match(line))), None)
+    if owner:
+        broken_keys.add(owner)
+    lines[index] = ""
+    for below in range(index + 1, len(lines)):
+        text = lines[below]
+        if text.strip() and len(text) - len(text.lstrip()) <= indent:
+            break
+        lines[below] = ""
+    return True
+
+
+TOP_LEVEL_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
+
+
+def _collect_lines(source: CardSource, node, prefix: str, first_line: int, out: dict[str, int]) -> None:
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             name = f"{prefix}{key.value}"
-            out[name] = first_line + key.start_mark.line
-            _collect_lines(value, name + ".", first_line, out)
+            line = first_line + key.start_mark.line
+            if name in out:
+                source.report(line, f"key {key.value!r} appears twice (first on line {out[name]}); the second "
+                                    "one wins", "keep one of them")
+            out[name] = line
+            _collect_lines(source, value, name + ".", first_line, out)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             name = f"{prefix}{index}"
             out[name] = first_line + item.start_mark.line
-            _collect_lines(item, name + ".", first_line, out)
+            _collect_lines(source, item, name + ".", first_line, out)
 
 
-def _split_sections(path: str, lines: list[str], start: int) -> list[Block]:
+def _split_sections(source: CardSource, lines: list[str], start: int) -> list[Block]:
     sections: list[Block] = []
+    reported_stray = False
     current: Block | None = None
     target: Block | None = None
     body: list[str] = []
@@ -121,9 +197,9 @@ def _split_sections(path: str, lines: list[str], start: int) -> list[Block]:
             target, body = item, []
             continue
         if current is None:
-            if raw.strip():
-                raise CardError(Diagnostic(path, number, "error", "text before the first '## ' section heading",
-                                           "start the card with '## Question'"))
+            if raw.strip() and not reported_stray:
+                source.report(number, "text before the first '## ' section heading", "start the card with '## Question'")
+                reported_stray = True
             continue
         body.append((number, raw))
     flush()

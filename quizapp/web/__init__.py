@@ -56,6 +56,8 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException):
+        if isinstance(error, storage.BrokenCard) and not wants_json():
+            return author.broken_card_page(error), error.code
         if wants_json():
             return jsonify({"error": error.description, "field": None}), error.code
         return render_template("error.html", code=error.code, title=error.name,

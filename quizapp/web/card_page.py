@@ -53,6 +53,7 @@ def page_context(card, scenario, error, revealed: list[str] | None = None):
                         if next_variant < len(card.variants) else url_for("practice.card", card_id=card.id))
     return {
         "card": card, "view": view, "scenario": scenario, "error": error, "query": query,
+        "page_url": url_for("practice.card", card_id=card.id),  # where the calculator's form goes
         "controls": controls(card, scenario, error, request.args if error else None),
         "next_variant_url": next_variant_url,
         "variant_name": card.variants[scenario.variant].name if scenario.variant is not None else None,

@@ -35,7 +35,7 @@ def index():
     bank = get_bank()
     return render_template("bank.html", cards=bank.matching(role, tag, query), total=len(bank.cards),
                            roles=bank.roles(), tags=bank.tags(), role=role, tag=tag, query=query,
-                           broken=len(bank.diagnostics))
+                           broken=len(bank.broken()))
 
 
 @bp.get("/cards/<card_id>")

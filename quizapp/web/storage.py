@@ -6,8 +6,9 @@ import uuid
 from pathlib import Path
 
 from flask import Flask, abort, current_app, g, request, session
+from werkzeug.exceptions import NotFound
 
-from ..cards import Bank, Card
+from ..cards import Bank, Card, Diagnostic
 from ..progress import learners
 from ..progress.db import connect
 from .access import author_access
@@ -35,12 +36,27 @@ def get_bank() -> Bank:
 
 
 def get_card(card_id: str) -> Card:
-    """The card with this id, or a 404 that names it (an interview-only card the reader may not see is
-    not there)."""
-    card = get_bank().get(card_id)
+    """The card with this id, or a 404 that names it. With author tools on, the 404 of a card
+    whose file does not load is a BrokenCard that says what is wrong with it."""
+    bank = get_bank()
+    card = bank.get(card_id)
     if card is None:
+        broken = bank.broken().get(card_id) if current_app.config["AUTHOR_TOOLS"] else None
+        if broken:
+            raise BrokenCard(card_id, broken)
         abort(404, description=f"There is no card {card_id!r} in the question bank.")
     return card
+
+
+class BrokenCard(NotFound):
+    """The card's file (``<card_id>.md``) has errors, so the bank does not serve it."""
+
+    def __init__(self, card_id: str, diagnostics: list[Diagnostic]):
+        errors = [d for d in diagnostics if d.severity == "error"] or diagnostics
+        super().__init__(f"This card has an error: {Path(errors[0].path).name}:{errors[0].line}: "
+                         f"{errors[0].message}")
+        self.card_id = card_id
+        self.diagnostics = diagnostics
 
 
 def close_db(_error=None):

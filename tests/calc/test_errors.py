@@ -2,7 +2,7 @@
 
 import pytest
 
-from quizapp.calc import FIELD_NAMES, VALUES, CalcError, calculate, did_you_mean, model_ids
+from quizapp.calc import FIELD_NAMES, VALUES, CalcError, calculate, did_you_mean, load_gpu, model_ids
 from quizapp.calc.errors import closest
 
 
@@ -61,3 +61,14 @@ def test_an_unknown_gpu_is_refused_with_the_closest_names():
         calculate({"model": "Qwen/Qwen3-8B", "gpu": "H1000"})
     assert refused.value.field == "gpu"
     assert "closest catalog GPUs: " in refused.value.message
+def test_a_name_longer_than_a_choice_finds_that_choice():
+    assert closest("Qwen/Qwen3-8B-Instruct", ["Qwen/Qwen3-8B", "Qwen/Qwen3-14B", "Qwen/Qwen3-32B"]) == \
+        ["Qwen/Qwen3-8B"]
+
+
+@pytest.mark.parametrize("typed, first", [("GB10", "DGX-Spark"), ("H100", "H100-80GB-SXM"), ("RTX-5090-Ti", "RTX-5090")])
+def test_an_unknown_gpu_lists_close_catalog_gpus_by_id_or_name(typed, first):
+    with pytest.raises(CalcError) as info:
+        load_gpu(typed)
+    assert info.value.field == "gpu"
+    assert info.value.message.startswith(f"unknown GPU {typed!r}; closest catalog GPUs: {first} (")

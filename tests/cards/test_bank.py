@@ -1,8 +1,9 @@
 """The bank: broken cards are reported and skipped, the rest serve, edits are picked up."""
 
 import os
+from pathlib import Path
 
-from quizapp.cards import Bank
+from quizapp.cards import Bank, load_bank
 
 from .conftest import GOOD_CARD
 
@@ -62,3 +63,19 @@ def test_a_card_that_crashes_the_loader_is_a_diagnostic(write_card, monkeypatch)
     bank = Bank(path.parent).refresh()
     assert list(bank.cards) == ["tiny"]
     assert "RuntimeError: boom" in bank.diagnostics[0].message
+
+
+def test_broken_cards_are_listed_by_their_file_stem(tmp_path):
+    folder = tmp_path / "questions"
+    folder.mkdir()
+    seed = Path("questions/kv-pool-users.md").read_text(encoding="utf-8")
+    (folder / "kv-pool-users.md").write_text(seed, encoding="utf-8")
+    (folder / "pin-vs-fraction.md").write_text(seed.replace("id: kv-pool-users", "id: pin-vs-fraction")
+                                               .replace("## Wrong answers", "## Wrong answer")
+                                               .replace("## Taught in", "## Taught"), encoding="utf-8")
+    bank = load_bank(folder)
+    assert list(bank.cards) == ["kv-pool-users"]
+    broken = bank.broken()
+    assert list(broken) == ["pin-vs-fraction"]
+    assert [d.message for d in broken["pin-vs-fraction"]] == ["unknown section '## Wrong answer'",
+                                                              "unknown section '## Taught'"]

@@ -1,6 +1,6 @@
-"""The load-time render checks: every scenario the card offers renders, and literal numbers warn."""
+"""The load-time render checks: every scenario the card offers renders."""
 
-from .conftest import GOOD_CARD, error_of, line_of, load
+from .conftest import GOOD_CARD, error_of, line_of
 
 
 def test_bad_scenario_value_points_at_its_key(write_card):
@@ -22,12 +22,3 @@ def test_value_not_derived_in_scenario(write_card):
     diagnostic, _ = error_of(write_card, text)
     assert diagnostic.line == line_of(text, "How many users")
     assert "tokens_per_user" in diagnostic.message and "undefined" in diagnostic.message
-
-
-def test_literal_number_the_calculator_makes_is_a_warning(write_card):
-    card = load(write_card(GOOD_CARD.replace("{{ users_fit }} users.", "37 users.")))
-    assert len(card.warnings) == 1
-    warning = card.warnings[0]
-    assert warning.severity == "warning"
-    assert warning.line == line_of(GOOD_CARD, "{{ users_fit }} users.")
-    assert "'users_fit'" in warning.message

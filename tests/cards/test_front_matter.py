@@ -5,6 +5,9 @@ import pytest
 from quizapp.cards import load_card
 
 from .conftest import GOOD_CARD, error_of, line_of
+from quizapp.cards import CardError
+
+from .conftest import GOOD_CARD, error_of, line_of, load
 
 
 def test_unknown_scenario_input(write_card):
@@ -56,3 +59,36 @@ def test_bad_rubrics_and_flags_are_errors_at_their_line(write_card, block, words
     assert diagnostic.line == line_of(text, block.splitlines()[-1].strip())
     if hint:
         assert diagnostic.hint == hint
+def errors_of(write_card, text):
+    """Every diagnostic of a card that must fail to load."""
+    path = write_card(text)
+    with pytest.raises(CardError) as info:
+        load(path)
+    return info.value.diagnostics
+
+
+def test_three_front_matter_mistakes_are_three_errors(write_card):
+    text = (GOOD_CARD.replace("id: tiny", "id: Tiny Card").replace("tags: [kv-cache]", "tags: kv-cache")
+            .replace("  prompt_tokens: 512", "  prompt_token: 512"))
+    diagnostics = errors_of(write_card, text)
+    assert [(d.line, d.message) for d in diagnostics] == [
+        (line_of(text, "id: Tiny Card"), "id 'Tiny Card' must be lowercase letters, digits and dashes"),
+        (line_of(text, "tags: kv-cache"), "tags must be a list of names, e.g. [tag one, two]"),
+        (line_of(text, "prompt_token: 512"), "unknown calculator input 'prompt_token'"),
+    ]
+
+
+def test_unknown_models_and_gpus_list_close_catalog_ids(write_card):
+    text = GOOD_CARD.replace("    model: meta-llama/Llama-3.1-8B-Instruct",
+                             "    model: meta-llama/Llama-3.1-8B\n  - name: Spark\n    gpu: GB10")
+    text = text.replace("variants:", "space:\n  models: [Qwen/Qwen3-8B, Qwen/Qwen3-8B-Instruct]\nvariants:")
+    diagnostics = errors_of(write_card, text)
+    messages = {d.line: d.message for d in diagnostics}
+    assert messages[line_of(text, "models: [")] == ("unknown model 'Qwen/Qwen3-8B-Instruct'; closest catalog ids: "
+                                                    "Qwen/Qwen3-8B, Qwen/Qwen2.5-72B-Instruct, "
+                                                    "Qwen/Qwen3-Next-80B-A3B-Instruct")
+    assert messages[line_of(text, "model: meta-llama/Llama-3.1-8B")].startswith(
+        "variant 'Llama': unknown model 'meta-llama/Llama-3.1-8B'; closest catalog ids: "
+        "meta-llama/Llama-3.1-8B-Instruct")
+    assert messages[line_of(text, "gpu: GB10")].startswith(
+        "variant 'Spark': unknown GPU 'GB10'; closest catalog GPUs: DGX-Spark (NVIDIA DGX Spark (GB10")

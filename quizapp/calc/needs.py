@@ -1,0 +1,95 @@
+"""What a scenario must give for each value the calculator derives.
+
+``calculate`` leaves out a value its scenario does not determine: ``users_fit`` needs a
+user's tokens and a pool. When a card uses a value its scenario leaves out, the checker says
+which input to add ("users_fit needs prompt_tokens and output_tokens in the scenario"). The
+table sits beside the calculator, and a test holds it to ``calculate``: with its needs given a
+value is derived, and without any one of them it is not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Need:
+    """One thing a value needs: any one of ``inputs`` in the scenario, or a model of one of ``kinds``."""
+
+    words: str  # as the checker says it
+    inputs: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()  # attention kinds (calc.attention.ATTENTION_KINDS)
+
+    def met(self, given: set[str], kind: str | None) -> bool:
+        if self.kinds:
+            return kind in self.kinds
+        return bool(given & set(self.inputs))
+
+
+MODEL = Need("a model (model, or a config)", ("model", "config"))
+GPU = Need("gpu (or total_memory_bytes)", ("gpu", "total_memory_bytes"))
+FREE = Need("free_memory_bytes", ("free_memory_bytes",))
+POOL = Need("a pool (pool_tokens, kv_cache_memory_bytes, or gpu)",
+            ("pool_tokens", "kv_cache_memory_bytes", "gpu", "total_memory_bytes"))
+POOL_IN_BYTES = Need("a pool in bytes (kv_cache_memory_bytes, or gpu)",
+                     ("kv_cache_memory_bytes", "gpu", "total_memory_bytes"))
+# A model gives its own max_model_len (max_position_embeddings); a measured figure does not.
+LENGTH = Need("max_model_len", ("max_model_len", "model", "config"))
+# output_tokens may be left out (0), but a card about users means both.
+USERS = Need("prompt_tokens and output_tokens", ("prompt_tokens",))
+SLIDING = Need("a sliding-window model (gemma, gpt-oss, Phi-3; not chunked attention)", kinds=("sliding",))
+HYBRID = Need("a hybrid model (sliding-window or linear attention)", kinds=("sliding", "linear"))
+LINEAR = Need("a linear-attention hybrid model (Qwen3-Next)", kinds=("linear",))
+
+NEEDS: dict[str, tuple[Need, ...]] = {
+    "num_layers": (MODEL,),
+    "num_kv_heads": (MODEL,),
+    "kv_heads_per_rank": (MODEL,),
+    "head_size": (MODEL,),
+    "kv_dtype": (MODEL,),
+    "kv_dtype_bytes": (MODEL,),
+    "kv_bytes_per_token": (),
+    "kv_bytes_per_token_all_layers": (MODEL, HYBRID),
+    "state_bytes_per_request": (MODEL, LINEAR),
+    "bytes_per_block": (),
+    "block_size": (MODEL, LINEAR),
+    "max_model_len": (MODEL,),
+    "max_num_batched_tokens": (MODEL, SLIDING),
+    "in_flight_tokens": (MODEL, SLIDING),
+    "total_memory_bytes": (GPU,),
+    "gpu_memory_utilization": (GPU,),
+    "requested_memory_bytes": (GPU,),
+    "gpu_memory_utilization_ceiling": (GPU, FREE),
+    "weights_bytes": (MODEL, GPU),
+    "memory_over_weights": (MODEL, GPU),
+    "num_parameters": (MODEL,),
+    "num_blocks": (POOL,),
+    "kv_cache_memory_bytes": (POOL,),
+    "pool_tokens": (POOL,),
+    "pool_tokens_plain": (POOL_IN_BYTES,),
+    "max_concurrency": (POOL, LENGTH),
+    "blocks_per_request": (POOL, LENGTH),
+    "log_line": (POOL, LENGTH),
+    "tokens_per_user": (USERS,),
+    "blocks_per_user": (USERS, POOL),
+    "users_fit": (USERS, POOL),
+    "user_concurrency": (USERS, POOL),
+    "max_model_len_estimate": (POOL, LENGTH),
+}
+
+
+def missing_needs(value: str, given: set[str], kind: str | None) -> list[Need]:
+    """The needs of ``value`` that a scenario giving the inputs ``given`` (and a model of attention
+    ``kind``, None for a measured figure) does not meet."""
+    return [need for need in NEEDS.get(value, ()) if not need.met(given, kind)]
+
+
+def needs_text(value: str, given: set[str], kind: str | None) -> str | None:
+    """'users_fit needs prompt_tokens and output_tokens in the scenario', or None when the scenario
+    meets every need of the value (or it is not a calculator value)."""
+    missing = missing_needs(value, given, kind)
+    if MODEL in missing:  # the kind of a model that is not there goes without saying
+        missing = [need for need in missing if not need.kinds]
+    if not missing:
+        return None
+    return f"{value} needs {' and '.join(need.words for need in missing)} in the scenario"

@@ -1,0 +1,51 @@
+"""A new card's stub: every section in place with its comment, and it loads as it is."""
+
+from pathlib import Path
+
+from quizapp.cards import load_card
+from quizapp.cards.new_card import card_id_from_title, find_card_file, front_matter_blocks, stub_text
+from quizapp.cards.sections import SECTIONS
+
+SEED = Path("questions/kv-pool-users.md")
+
+
+def test_an_id_from_a_title():
+    assert card_id_from_title("Pin vs fraction: which one?") == "pin-vs-fraction-which-one"
+    assert card_id_from_title("KV heads & TP=8 (Qwen3-30B-A3B)") == "kv-heads-tp-8-qwen3-30b-a3b"
+    assert card_id_from_title("???") == ""
+
+
+def test_the_stub_loads_clean_with_every_section_and_its_comment(tmp_path):
+    path = tmp_path / "pin-vs-fraction.md"
+    path.write_text(stub_text("pin-vs-fraction", "Pin vs fraction: which one?", str(path)), encoding="utf-8")
+    card = load_card(path, str(path), full=True)
+    assert card.warnings == []
+    assert (card.id, card.title) == ("pin-vs-fraction", "Pin vs fraction: which one?")
+    assert card.stage_names == ["short", "full", "followup-1", "followup-2", "wrong", "taught"]
+    assert [f.level for f in card.follow_ups] == ["L2", "L3"] and len(card.wrong_answers) == 2
+    text = path.read_text(encoding="utf-8")
+    for section in SECTIONS:
+        assert f"## {section.heading}\n\n<!-- " in text, section.heading
+
+
+def test_front_matter_blocks_keep_the_author_s_comments():
+    blocks = front_matter_blocks(SEED)
+    assert set(blocks) == {"scenario", "space", "variants"}
+    assert blocks["scenario"].startswith("# The scenario of seed 003")
+    assert "  pool_tokens: 24096\n" in blocks["scenario"] and "space" not in blocks["scenario"]
+    assert blocks["variants"].startswith("variants:\n  - name: Llama 3.1 8B on the same pool")
+
+
+def test_a_stub_from_another_card_has_its_scenario_and_loads(tmp_path):
+    path = tmp_path / "users.md"
+    path.write_text(stub_text("users", "Users", str(path), front_matter_blocks(SEED)), encoding="utf-8")
+    card = load_card(path, str(path))
+    seed = load_card(SEED, str(SEED))
+    assert card.scenario == seed.scenario and card.space == seed.space
+    assert [v.inputs for v in card.variants] == [v.inputs for v in seed.variants]
+
+
+def test_a_card_file_is_found_by_its_id(tmp_path):
+    (tmp_path / "other-name.md").write_text("---\nid: the-card\n---\n", encoding="utf-8")
+    assert find_card_file(tmp_path, "the-card") == tmp_path / "other-name.md"
+    assert find_card_file(tmp_path, "missing") is None
