@@ -40,7 +40,7 @@ CARD_PAGE = f"/cards/{CARD}"
 STAGE = "short"
 WORKERS, THREADS = 2, 4  # `quizapp serve`'s defaults, and the hello world's settings
 HISTORY_EVENTS = 10_000
-SAMPLE_CARDS = 100  # a small bank timed too, to estimate the big one when it does not finish
+SAMPLE_CARDS = 50  # a small bank timed too, to estimate the big one when it does not finish
 BANK_LIMIT_S = 20.0  # for each of start and check on the big bank: 4x and 2x their targets
 NOT_BUILT = "n/a (not built yet)"
 # A few lines as vLLM prints them at startup, for the log reader once it exists.
@@ -395,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
         hello.stop()
         shipped["check_s"], shipped["others_cpu"] = check_seconds(QUESTIONS, workdir, secret, 30)
         print(f"bank of {SAMPLE_CARDS} cards ...", flush=True)
-        sample = bank_figures(SAMPLE_CARDS, workdir, secret, 60)
+        sample = bank_figures(SAMPLE_CARDS, workdir, secret, 30)
         print(f"bank of {args.cards:,} cards (each step at most {BANK_LIMIT_S:g} s) ...", flush=True)
         big = bank_figures(args.cards, workdir, secret, BANK_LIMIT_S)
     info["seconds"] = time.monotonic() - began
