@@ -205,6 +205,13 @@ def targets(summaries: dict[str, Summary], banks: dict) -> list[tuple[str, str, 
             + _bank_targets(banks))
 
 
+def others_busiest(summaries: dict[str, Summary], banks: dict) -> float:
+    """The largest share of the CPUs that other work took, over the measurements' medians and the banks."""
+    shares = [s.median(lambda o: o.figure.others_cpu) for s in summaries.values()]
+    shares += [bank.get("others_cpu", 0.0) for bank in banks.values()]
+    return max((share for share in shares if share is not None), default=0.0)
+
+
 def _ratio_targets(summaries: dict[str, Summary]) -> list[tuple[str, str, str]]:
     rows = []
     for key, target in (("card", 0.5), ("card_first", 0.5), ("scenario", 0.3)):
@@ -319,7 +326,12 @@ def write_results(path: Path, info: dict, args, outcomes: list[Outcome], banks: 
     lines += _bank_section(banks)
     if any(problems.values()):
         lines += ["", "Server logs contain: " + "; ".join(f"{k}: {', '.join(v)}" for k, v in problems.items() if v)]
-    lines += ["", "## Targets (issue 12)", "", "| target | figure | status |", "|---|---|---|"]
+    lines += ["", "## Targets (issue 12)", ""]
+    busiest = others_busiest(summaries, banks)
+    if busiest >= DISTURBED:
+        lines += [f"Other work took up to {busiest:.0%} of the CPUs during these runs (see the tables above): "
+                  "the statuses below rest on disturbed figures; run again on a quiet machine.", ""]
+    lines += ["| target | figure | status |", "|---|---|---|"]
     lines += [f"| {t} | {f} | {s} |" for t, f, s in targets(summaries, banks)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 

@@ -40,7 +40,7 @@ CARD_PAGE = f"/cards/{CARD}"
 STAGE = "short"
 WORKERS, THREADS = 2, 4  # `quizapp serve`'s defaults, and the hello world's settings
 HISTORY_EVENTS = 10_000
-SAMPLE_CARDS = 50  # a small bank timed too, to estimate the big one when it does not finish
+SAMPLE_CARDS = 100  # a small bank timed too, to estimate the big one when it does not finish
 BANK_LIMIT_S = 20.0  # for each of start and check on the big bank: 4x and 2x their targets
 NOT_BUILT = "n/a (not built yet)"
 # A few lines as vLLM prints them at startup, for the log reader once it exists.
@@ -382,9 +382,10 @@ def main(argv: list[str] | None = None) -> int:
         if shipped["start_s"] is None or hello.wait_ready("/", 30) is None:
             print(f"bench/run: a server did not start; see its log:\n{(workdir / 'app.log').read_text()[-2000:]}")
             return 1
-        for server, path in ((app, "/"), (app, CARD_PAGE), (hello, "/")):
-            warm_workers(server, path, 30)  # each worker serves each page once before it is timed
-        shipped["rss_mb"] = app.worker_rss_mb()
+        warm_workers(app, "/", 30)
+        shipped["rss_mb"] = app.worker_rss_mb()  # as for the generated banks: after `/` only
+        warm_workers(app, CARD_PAGE, 30)  # each worker serves each page once before it is timed
+        warm_workers(hello, "/", 30)
         stack = Stack(app, hello, db_path, workdir, secrets.token_hex(4))
         seeded = make_readers(stack, secret)
         print(f"quizapp on :{app.port}, hello world on :{hello.port}; {seeded}", flush=True)
