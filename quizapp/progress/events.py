@@ -184,17 +184,32 @@ class Attempt:
 
 
 def current_attempt(db: Database, learner_id: str, card_id: str) -> Attempt:
-    """The learner's current attempt at the card, read from its events."""
-    attempt = attempt_events(db, learner_id, card_id)
-    answers = [e for e in attempt if e["kind"] == "answer"]
-    opened = next((e["at"] for e in attempt if e["kind"] == "open"), None)
+    """The learner's current attempt at the card, read from its events.
+
+    Each part is one aggregate query, so the cost does not grow with the attempt's events (a
+    reader who revealed a stage ten thousand times costs what one who revealed it once does).
+    """
+    since = attempt_start(db, learner_id, card_id)
+    where = "learner_id = ? AND card_id = ? AND at > ? AND kind = ?"
+
+    def rows(select: str, kind: str, tail: str = "") -> list:
+        return db.execute(f"SELECT {select} FROM events WHERE {where} {tail}",
+                          [learner_id, card_id, since, kind]).fetchall()
+
+    revealed = rows("stage, MIN(at) AS first", "reveal", "GROUP BY stage ORDER BY first")
+    answer = rows("value, detail", "answer", "ORDER BY at DESC LIMIT 1")
+    # SQLite gives the bare columns of the row that holds MAX(at): each follow-up's last mark.
+    followups = rows("stage, value, MAX(at)", "followup", "GROUP BY stage")
+    opened = rows("MIN(at)", "open")[0][0]
+    started = db.execute("SELECT 1 FROM events WHERE learner_id = ? AND card_id = ? AND at > ? AND "
+                         "kind NOT IN ('grade', 'reset') LIMIT 1", [learner_id, card_id, since]).fetchone()
     return Attempt(
-        revealed=tuple(dict.fromkeys(e["stage"] for e in attempt if e["kind"] == "reveal")),
-        answer=answers[-1]["value"] if answers else "",
-        feedback=answers[-1]["detail"] if answers else None,
-        followups={e["stage"]: e["value"] for e in attempt if e["kind"] == "followup"},
+        revealed=tuple(stage for stage, _ in revealed),
+        answer=answer[0][0] if answer else "",
+        feedback=load_object(answer[0][1]) if answer else None,
+        followups={stage: value for stage, value, _ in followups},
         opened_at=parse_iso(opened) if opened else None,
-        started=bool(attempt),
+        started=started is not None,
     )
 
 

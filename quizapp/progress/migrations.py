@@ -94,3 +94,10 @@ def m003_interviews(db: Database):
     db["interview_notes"].create({"id": int, "interview_id": str, "card_id": str, "text": str, "at": str},
                                  pk="id", foreign_keys=[("interview_id", "interviews", "id")])
     db["interview_notes"].create_index(["interview_id", "at"])
+
+
+@migrations()
+def m004_events_by_kind(db: Database):
+    # The current attempt is read kind by kind (its reveals, its last answer, its start); with
+    # the kind in the index each read touches only its own rows, whatever the history holds.
+    db["events"].create_index(["learner_id", "card_id", "kind", "at"])
