@@ -8,13 +8,15 @@ from werkzeug.exceptions import HTTPException
 from ..calc import CalcError
 from ..cards import OutOfOrder
 from ..progress.events import EventError
+from ..progress.quota import ProfileFull
 from ..progress.scheduling import RATINGS
-from . import api, author, learner, practice, security, storage
+from . import api, author, learner, limits, practice, security, storage
 
 # Errors that name the input at fault (each has .message, .field and .to_json()), with the title
 # of the page a browser gets. An error type may set .status (409 for a reused event id or a
-# stage revealed out of order); else 400.
-INPUT_ERRORS = {CalcError: "Not calculated", EventError: "Not stored", OutOfOrder: "Not yet"}
+# stage revealed out of order, 413 for a full profile); else 400.
+INPUT_ERRORS = {CalcError: "Not calculated", EventError: "Not stored", OutOfOrder: "Not yet",
+                limits.TooLarge: "Too large", ProfileFull: "Profile full"}
 
 
 def wants_json() -> bool:
@@ -22,7 +24,8 @@ def wants_json() -> bool:
 
 
 def register(app: Flask) -> None:
-    # First: a refused request stops before storage makes a learner for it.
+    # First: a request over a limit, or refused, stops before any view or storage works on it.
+    limits.init_app(app)
     security.init_app(app)
     storage.init_app(app)
     # Macros that templates import see the globals, not a view's context: the grade form loops over this.
@@ -32,7 +35,7 @@ def register(app: Flask) -> None:
     app.register_blueprint(practice.bp)
     app.register_blueprint(author.bp)
 
-    def input_error(error: CalcError | EventError):
+    def input_error(error):
         status = getattr(error, "status", 400)
         if wants_json():
             return jsonify(error.to_json()), status
