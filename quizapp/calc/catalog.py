@@ -171,5 +171,5 @@ def load_gpu(name: str) -> dict:
         by_norm[_norm(gpu["name"])] = gpu
     if _norm(name) in by_norm:
         return by_norm[_norm(name)]
-    hints = ", ".join(difflib.get_close_matches(name, list(gpus), n=3, cutoff=0.0))
+    hints = ", ".join(closest(name, list(gpus), n=3, cutoff=0.0))
     raise CalcError(f"unknown GPU {name!r}; closest catalog GPUs: {hints}", "gpu")

@@ -122,8 +122,10 @@ def check_taught_in(source: CardSource) -> list[dict]:
         if not isinstance(item, dict) or not isinstance(item.get("title"), str):
             raise source.error(line, "each taught_in entry needs a 'title' (and a 'link')")
         link = item.get("link", "")
-        if link and not re.match(r"^(https?://|/)", str(link)):
-            raise source.error(line, f"taught_in link {link!r} must start with https://, http:// or /")
+        # "/" for a path on this site, but not "//host" or "/\host": browsers read both as another host.
+        if link and not re.match(r"^(https?://|/(?![/\\]))", str(link)):
+            raise source.error(line, f"taught_in link {link!r} must start with https://, http:// or a single /",
+                               "a link to another site starts with https://")
         links.append({"title": item["title"], "link": str(link)})
     return links
 

@@ -11,10 +11,10 @@ from pathlib import Path
 from .card import Card
 from .checks import check_renders, literal_number_warnings, measured_without_scenario
 from .compile import compile_pieces
-from .diagnostics import CardError, Diagnostic
+from .diagnostics import CardError
 from .front_matter import check_answer, check_listing, check_scenario, check_space, check_variants
 from .sections import build_sections
-from .source import split_card
+from .source import read_card, split_card
 
 
 def load_card(path: Path, display_path: str, full: bool = False) -> Card:
@@ -26,11 +26,7 @@ def load_card(path: Path, display_path: str, full: bool = False) -> Card:
     the card's scenario and each variant, and with ``full`` (``quizapp check``) under each
     model of the card's space, with its arithmetic checked.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise CardError(Diagnostic(display_path, 1, "error", f"not UTF-8 text: {error.reason}")) from None
-    source = split_card(display_path, text)
+    source = split_card(display_path, read_card(path, display_path))
     mtime = path.stat().st_mtime
     listing = check_listing(source)
     scenario = check_scenario(source)

@@ -134,3 +134,9 @@ def test_given_weights_with_a_gpu_are_used_as_text_too():
     # H3: a 500 (KeyError: 'weights_bytes') once.
     result = calculate({"model": "Qwen/Qwen3-8B", "gpu": "L4", "weights_bytes": "10 GiB"})
     assert result["kv_cache_memory_bytes"] == 22_220_667_618 - 10 * 2**30
+
+
+def test_an_unknown_gpu_is_refused_with_the_closest_names():
+    # A NameError (difflib was not imported) made this a 500.
+    error = refused({**QWEN, "gpu": "H100 SXM5 81GB"})
+    assert error.field == "gpu" and "closest catalog GPUs" in error.message
