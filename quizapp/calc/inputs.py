@@ -310,5 +310,5 @@ def parse_inputs(data: dict[str, Any]) -> Inputs:
 
 def _unknown_input_hint(name: str) -> str:
     # difflib compares every pair of characters: a long name gets the list, not a guess.
-    hint = did_you_mean(name, FIELD_NAMES) if isinstance(name, str) and len(name) <= 100 else None
+    hint = did_you_mean(name, FIELD_NAMES) if isinstance(name, str) and 0 < len(name.strip()) <= 100 else None
     return f" ({hint})" if hint else f"; inputs are {', '.join(FIELD_NAMES)}"

@@ -11,7 +11,7 @@ import copy
 import re
 from dataclasses import dataclass
 
-from ..calc import FIELD_NAMES, VALUES, did_you_mean, model_ids
+from ..calc import FIELD_NAMES, VALUES, CalcError, did_you_mean, model_ids
 from .card import Variant
 from .space import ATTENTION_KINDS, INPUT_GROUPS, NOT_FROM_A_PAGE, ScenarioSpace, default_space, expand_inputs, \
     models_of_kinds
@@ -174,7 +174,10 @@ def _check_value_name(source: CardSource, name, key: str) -> None:
 def check_space(source: CardSource, scenario: dict, variants: list[Variant]) -> ScenarioSpace:
     """The scenario space: what a reader may change. Variants' models must lie inside it."""
     raw = source.front_matter.get("space", default(FRONT_MATTER, "space"))
-    base = default_space(scenario)
+    try:
+        base = default_space(scenario)
+    except CalcError as error:  # the scenario's model is not in the catalog
+        raise source.error(source.line_of(f"scenario.{error.field}"), error.message) from None
     if raw is None:
         space = base
     else:

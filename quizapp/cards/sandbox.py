@@ -26,7 +26,7 @@ from functools import wraps
 
 from jinja2 import nodes
 from jinja2.environment import Template
-from jinja2.exceptions import TemplateSyntaxError
+from jinja2.exceptions import TemplateRuntimeError, TemplateSyntaxError
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
 MAX_TEXT = 100_000          # characters of one text, items of one list: any value an expression makes
@@ -227,7 +227,12 @@ class BoundedTemplate(Template):
 
     def render(self, *args, **kwargs) -> str:
         with render_budget():
-            return super().render(*args, **kwargs)
+            try:
+                return super().render(*args, **kwargs)
+            except (LookupError, NameError, AttributeError, RecursionError) as error:
+                # Python's own errors from a card's expression: a template error at its line, like the rest.
+                raise TemplateRuntimeError(f"{type(error).__name__}: {error}").with_traceback(
+                    error.__traceback__) from None
 
 
 class CardSandbox(ImmutableSandboxedEnvironment):
@@ -236,7 +241,9 @@ class CardSandbox(ImmutableSandboxedEnvironment):
     are not available."""
 
     template_class = BoundedTemplate
-    intercepted_binops = frozenset({"*", "**", "%", "+"})
+    # Every arithmetic operator: checked here, and never folded while compiling (a folded 1e308 + 1e308
+    # would be written into the template's code as "inf", a NameError).
+    intercepted_binops = frozenset({"*", "**", "%", "+", "-", "/", "//"})
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -342,6 +349,8 @@ def _check_nodes(template: nodes.Template, name, filename) -> None:
         if type(node) in NOT_IN_CARDS:
             raise TemplateSyntaxError(f"{NOT_IN_CARDS[type(node)]} is not available in cards", node.lineno, name,
                                       filename)
+        if isinstance(node, nodes.Const) and isinstance(node.value, float) and not math.isfinite(node.value):
+            raise TemplateSyntaxError("a number literal too large for a float", node.lineno or 1, name, filename)
         if isinstance(node, nodes.For) and node.recursive:
             raise TemplateSyntaxError("recursive loops are not available in cards", node.lineno, name, filename)
         stack.extend((child, depth + 1) for child in node.iter_child_nodes())
