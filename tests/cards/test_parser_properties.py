@@ -55,7 +55,7 @@ def snippets(draw) -> str:
         f"{{% if {expression} %}}yes{{% else %}}no{{% endif %}}",
         f"{{% set v = {expression} %}}{{{{ v }}}}",
         f"{{{{ {expression}",
-        f"{{% macro m() %}}{{{{ m() }}}}{{% endmacro %}}{{{{ m() }}}}",
+        "{% macro m() %}{{ m() }}{% endmacro %}{{ m() }}",
         f"key: {expression}",
         f"  model: {expression}",
         f"a: &a [{expression}]",
