@@ -10,6 +10,8 @@ from pathlib import Path
 
 from flask import Flask
 
+from .progress.quota import MAX_EXPORT_BYTES
+
 # templates/, static/ and questions/ live at the top of the repository, beside the package.
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,8 +40,9 @@ def create_app(overrides: dict | None = None) -> Flask:
         # only when set: anyone can send those headers to a server reached directly.
         BEHIND_PROXY=0,
         PERMANENT_SESSION_LIFETIME=60 * 60 * 24 * 400,
-        # A progress import may be up to 20 MB; nothing else comes near it.
-        MAX_IMPORT_BYTES=20 * 1024 * 1024,
+        # A progress import may be as large as the largest export (20 MiB, progress/quota.py), so
+        # every export imports again; nothing else comes near it.
+        MAX_IMPORT_BYTES=MAX_EXPORT_BYTES,
         # Author tools show every stage of every card, and interview-only cards: open on a
         # loopback address, behind AUTHOR_TOKEN elsewhere ("token": everywhere), off with False.
         AUTHOR_TOOLS=True,

@@ -248,15 +248,28 @@ def calc(as_json, **options):
         click.echo(render_table(result))
 
 
+# A real config.json is a few kilobytes; a file this big is something else.
+MAX_CONFIG_FILE_BYTES = 1024 * 1024
+
+
 def _read_config(path: str) -> dict:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_CONFIG_FILE_BYTES + 1)
     except OSError as error:
         fail(f"cannot read config {path}: {error.strerror}")
+    if len(raw) > MAX_CONFIG_FILE_BYTES:
+        fail(f"{path}: larger than {MAX_CONFIG_FILE_BYTES // 1024} KiB; a config.json is a few kilobytes")
     try:
-        return json.loads(text)
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        fail(f"{path}: config is not UTF-8 text ({error.reason})")
     except json.JSONDecodeError as error:
         fail(f"{path}:{error.lineno}: config is not valid JSON: {error.msg}")
+    except RecursionError:
+        fail(f"{path}: config is nested too deeply to be a config.json")
+    except ValueError as error:  # e.g. an integer of over 4,300 digits
+        fail(f"{path}: config is not a config.json: {error}")
 
 
 def render_table(result) -> str:

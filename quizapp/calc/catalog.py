@@ -60,20 +60,24 @@ def unknown_model_error(model_id: str, field: str = "model") -> CalcError:
     return CalcError(f"unknown model {model_id!r}; closest catalog ids: {hints}", field)
 
 
-@cache
 def raw_model_config(model_id: str) -> dict:
-    found = _find_id(model_id)
-    if found is None:
-        raise unknown_model_error(model_id)
+    return _raw_config(canonical_model_id(model_id))
+
+
+def load_model(model_id: str) -> ModelConfig:
+    return _parsed_config(canonical_model_id(model_id))
+
+
+# Cached by the catalog's own spelling of the id, so "qwen/QWEN3-8b" and every other case
+# variant a client sends share one entry: the caches hold at most one per catalog model.
+@cache
+def _raw_config(found: str) -> dict:
     return json.loads((DATA / "models" / model_files()[found]).read_text(encoding="utf-8"))
 
 
 @cache
-def load_model(model_id: str) -> ModelConfig:
-    found = _find_id(model_id)
-    if found is None:
-        raise unknown_model_error(model_id)
-    return parse_config(raw_model_config(found), name=found)
+def _parsed_config(found: str) -> ModelConfig:
+    return parse_config(_raw_config(found), name=found)
 
 
 def canonical_model_id(model_id: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import reprlib
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -17,6 +18,17 @@ from .weights import WEIGHTS_DTYPES
 
 MAX_INT = 2**53
 BLOCK_SIZES = (1, 8, 16, 32, 64, 128, 256)  # vLLM's BlockSize choices
+
+# Ceilings far above any real deployment, so that no input makes the calculator's work or its
+# numbers unbounded (100,000,000 draft layers once took 60 s and 1.5 GB). Each names its reason.
+MAX_TOKENS = 10**10          # tokens: lengths, pools, batches (the longest context is ~10**7)
+MAX_MEMORY_BYTES = 2**50     # bytes of GPU memory: a pebibyte (the largest GPU holds ~2**38)
+MAX_TOKEN_BYTES = 2**30      # KV bytes per token: a GiB (the largest model needs ~2**21)
+MAX_TENSOR_PARALLEL = 1024   # GPUs per replica
+MAX_DRAFT_LAYERS = 1000      # speculative draft layers (EAGLE and MTP use 1 to a few)
+# Every value that arrives as text (a number, a model id, a version) is at most this long: the
+# parsers then cost microseconds whatever is sent.
+MAX_TEXT_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -30,34 +42,42 @@ class Field:
     minimum: int = 1
     choices: tuple = ()
     vllm_flag: str = ""
+    maximum: int = MAX_INT
 
 
 FIELDS = (
     Field("model", "str", "Hugging Face id of a catalog model, e.g. Qwen/Qwen3-8B", vllm_flag="--model"),
     Field("config", "object", "a Hugging Face config.json, as an object"),
-    Field("kv_bytes_per_token", "int", "measured KV bytes per token per rank, instead of a model"),
+    Field("kv_bytes_per_token", "int", "measured KV bytes per token per rank, instead of a model",
+          maximum=MAX_TOKEN_BYTES),
     Field("kv_cache_dtype", "choice", "KV cache dtype", choices=KV_CACHE_DTYPES, vllm_flag="--kv-cache-dtype"),
     Field("tensor_parallel_size", "int", "tensor parallel size (GPUs per model replica)",
-          vllm_flag="--tensor-parallel-size"),
+          vllm_flag="--tensor-parallel-size", maximum=MAX_TENSOR_PARALLEL),
     Field("block_size", "choice", "tokens per KV block", choices=BLOCK_SIZES, vllm_flag="--block-size"),
-    Field("max_model_len", "int", "maximum tokens per request (prompt + output)", vllm_flag="--max-model-len"),
-    Field("pool_tokens", "int", "KV pool as the startup log prints it: 'GPU KV cache size: N tokens'"),
+    Field("max_model_len", "int", "maximum tokens per request (prompt + output)", vllm_flag="--max-model-len",
+          maximum=MAX_TOKENS),
+    Field("pool_tokens", "int", "KV pool as the startup log prints it: 'GPU KV cache size: N tokens'",
+          maximum=MAX_TOKENS),
     Field("kv_cache_memory_bytes", "bytes", "KV pool pinned in bytes per GPU (--kv-cache-memory)",
-          vllm_flag="--kv-cache-memory-bytes"),
+          vllm_flag="--kv-cache-memory-bytes", maximum=MAX_MEMORY_BYTES),
     Field("gpu", "str", "GPU from the catalog, for a pool from the memory budget"),
     Field("gpu_memory_utilization", "float", "fraction of the GPU vLLM may use", vllm_flag="--gpu-memory-utilization"),
-    Field("total_memory_bytes", "bytes", "GPU total memory as CUDA reports it (overrides the catalog)"),
-    Field("free_memory_bytes", "bytes", "GPU memory free at startup, for vLLM's start check"),
-    Field("weights_bytes", "bytes", "weights per GPU (default: counted from the config)", minimum=0),
+    Field("total_memory_bytes", "bytes", "GPU total memory as CUDA reports it (overrides the catalog)",
+          maximum=MAX_MEMORY_BYTES),
+    Field("free_memory_bytes", "bytes", "GPU memory free at startup, for vLLM's start check",
+          maximum=MAX_MEMORY_BYTES),
+    Field("weights_bytes", "bytes", "weights per GPU (default: counted from the config)", minimum=0,
+          maximum=MAX_MEMORY_BYTES),
     Field("weights_dtype", "choice", "dtype of the weights, for the weights bytes", choices=WEIGHTS_DTYPES),
     Field("non_kv_cache_memory_bytes", "bytes",
-          "activations, CUDA graphs and other non-KV memory that vLLM measures at start", minimum=0),
-    Field("prompt_tokens", "int", "prompt tokens of a typical user"),
-    Field("output_tokens", "int", "output tokens of a typical user", minimum=0),
+          "activations, CUDA graphs and other non-KV memory that vLLM measures at start", minimum=0,
+          maximum=MAX_MEMORY_BYTES),
+    Field("prompt_tokens", "int", "prompt tokens of a typical user", maximum=MAX_TOKENS),
+    Field("output_tokens", "int", "output tokens of a typical user", minimum=0, maximum=MAX_TOKENS),
     Field("num_draft_layers", "int", "speculative-decoding draft layers (EAGLE/MTP) sharing the pool",
-          minimum=0),
+          minimum=0, maximum=MAX_DRAFT_LAYERS),
     Field("max_num_batched_tokens", "int", "tokens per scheduler step (default follows vLLM)",
-          vllm_flag="--max-num-batched-tokens"),
+          vllm_flag="--max-num-batched-tokens", maximum=MAX_TOKENS),
     Field("vllm_version", "str", "vLLM release whose rules to follow (default: current)"),
     Field("disable_hybrid_kv_cache_manager", "bool", "size sliding-window layers as full attention",
           vllm_flag="--disable-hybrid-kv-cache-manager"),
@@ -114,42 +134,76 @@ BYTE_UNITS = {
 }
 
 
+# One pass, no backtracking: the digits before a point, then those after it only behind the point
+# (a pattern with [0-9_,]* then [0-9]* tried every split of "1111…1!" and took seconds).
+BYTES = re.compile(r"([0-9][0-9_,]*(?:\.[0-9]*)?(?:e[+-]?[0-9]+)?) ?([a-z]*)")
+
+
+def _text(value: str, name: str) -> str:
+    """A value given as text, stripped: at most MAX_TEXT_CHARS, and digits only as ASCII 0-9.
+
+    Python's int() and float() read any script's digits ("١٠"); byte sizes never did. One
+    rule for every field: ASCII digits only.
+    """
+    if len(value) > MAX_TEXT_CHARS:
+        raise CalcError(f"{name} is too long ({len(value):,} characters; at most {MAX_TEXT_CHARS})", name)
+    if not value.isascii():
+        raise CalcError(f"{name} must be written in ASCII (digits 0-9), got {shown(value)}", name)
+    return value.strip()
+
+
+class _Short(reprlib.Repr):
+    """A value as an error message quotes it: cut short and shallow, so a message stays small."""
+
+    def __init__(self):
+        super().__init__()
+        self.maxlevel, self.maxstring, self.maxother, self.maxlist, self.maxdict = 2, 60, 60, 4, 4
+
+    def repr_int(self, x, level):
+        # repr() of an int over 4,300 digits raises; a bit count is enough to say it is too big.
+        return super().repr_int(x, level) if x.bit_length() < 200 else f"an integer of {x.bit_length():,} bits"
+
+
+shown = _Short().repr
+
+
 def parse_bytes(value: Any, name: str) -> int:
     """10e9, '10e9', '10 GB', '9.31 GiB' or '8,501,810,176' -> bytes (rounded to the byte)."""
     if isinstance(value, str):
-        match = re.fullmatch(r"\s*([0-9][0-9_,]*\.?[0-9]*(?:e[+-]?[0-9]+)?)\s*([a-z]*)\s*", value.lower())
+        match = BYTES.fullmatch(_text(value, name).lower())
         if not match or match[2] not in BYTE_UNITS:
-            raise CalcError(f"{name} must be a number of bytes such as 10e9, '10 GB' or '9.31 GiB', got {value!r}",
-                            name)
+            raise CalcError(f"{name} must be a number of bytes such as 10e9, '10 GB' or '9.31 GiB', "
+                            f"got {shown(value)}", name)
         number = float(match[1].replace(",", "").replace("_", "")) * BYTE_UNITS[match[2]]
         if not math.isfinite(number):
-            raise CalcError(f"{name} {value!r} is not a finite number of bytes", name)
+            raise CalcError(f"{name} {shown(value)} is not a finite number of bytes", name)
         value = round(number) if match[2] else number
     return parse_int(value, name)
 
 
 def parse_int(value: Any, name: str) -> int:
     if isinstance(value, str):
-        text = value.strip().replace(",", "").replace("_", "")
+        text = _text(value, name).replace(",", "").replace("_", "")
         try:
             value = float(text) if re.search(r"[.eE]", text) else int(text)
         except ValueError:
-            raise CalcError(f"{name} must be a whole number, got {value!r}", name) from None
+            raise CalcError(f"{name} must be a whole number, got {shown(value)}", name) from None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise CalcError(f"{name} must be a whole number, got {value!r}", name)
+        raise CalcError(f"{name} must be a whole number, got {shown(value)}", name)
     if isinstance(value, float) and (math.isnan(value) or math.isinf(value) or not value.is_integer()):
-        raise CalcError(f"{name} must be a whole number, got {value!r}", name)
+        raise CalcError(f"{name} must be a whole number, got {shown(value)}", name)
     return int(value)
 
 
 def parse_float(value: Any, name: str) -> float:
     if isinstance(value, str):
+        text = _text(value, name)
         try:
-            value = float(value.strip())
+            value = float(text)
         except ValueError:
-            raise CalcError(f"{name} must be a number, got {value!r}", name) from None
+            raise CalcError(f"{name} must be a number, got {shown(value)}", name) from None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise CalcError(f"{name} must be a number, got {value!r}", name)
+        raise CalcError(f"{name} must be a number, got {shown(value)}", name)
     return float(value)
 
 
@@ -160,7 +214,7 @@ def parse_bool(value: Any, name: str) -> bool:
         return True
     if isinstance(value, str) and value.lower() in ("0", "false", "no", "off", ""):
         return False
-    raise CalcError(f"{name} must be true or false, got {value!r}", name)
+    raise CalcError(f"{name} must be true or false, got {shown(value)}", name)
 
 
 def _check_range(field: Field, value: int) -> None:
@@ -169,6 +223,9 @@ def _check_range(field: Field, value: int) -> None:
         raise CalcError(f"{field.name} must be {need}, got {value:,}", field.name)
     if value > MAX_INT:
         raise CalcError(f"{field.name} {value:,} is larger than 2**53; no real deployment has that", field.name)
+    if value > field.maximum:
+        raise CalcError(f"{field.name} must be at most {field.maximum:,}; no real deployment comes near it, "
+                        f"got {value:,}", field.name)
 
 
 def parse_field(field: Field, value: Any) -> Any:
@@ -194,19 +251,55 @@ def parse_field(field: Field, value: Any) -> Any:
                                 name)
             return number
         if value not in field.choices:
-            raise CalcError(f"{name} {value!r} is not one of {', '.join(field.choices)}", name)
+            raise CalcError(f"{name} {shown(value)} is not one of {', '.join(field.choices)}", name)
         return value
     if field.kind == "bool":
         return parse_bool(value, name)
     if field.kind == "object":
         if not isinstance(value, dict):
             raise CalcError(f"{name} must be a JSON object (a config.json), got {type(value).__name__}", name)
+        check_config_size(value)
         return value
     if not isinstance(value, str) or not value.strip():
-        raise CalcError(f"{name} must be a non-empty string, got {value!r}", name)
-    if len(value) > 200:
-        raise CalcError(f"{name} is too long ({len(value)} characters)", name)
+        raise CalcError(f"{name} must be a non-empty string, got {shown(value)}", name)
+    if len(value) > MAX_TEXT_CHARS:
+        raise CalcError(f"{name} is too long ({len(value):,} characters; at most {MAX_TEXT_CHARS})", name)
     return value.strip()
+
+
+# A real config.json has a few hundred values, five levels deep at most, and short texts.
+MAX_CONFIG_VALUES = 100_000
+MAX_CONFIG_DEPTH = 20
+MAX_CONFIG_TEXT = 10_000
+
+
+def check_config_size(config: dict) -> None:
+    """Refuse a config too big or too deep to be one: the calculator then reads it in bounded time.
+
+    Its name (``_name_or_path``) is quoted in every derivation, so it is as short as a model id.
+    """
+    name = config.get("_name_or_path")
+    if isinstance(name, str) and len(name) > MAX_TEXT_CHARS:
+        raise CalcError(f"config._name_or_path is too long ({len(name):,} characters; at most {MAX_TEXT_CHARS})",
+                        "config._name_or_path")
+    level, depth, count = [config], 0, 0
+    while level:
+        depth += 1
+        count += len(level)
+        if depth > MAX_CONFIG_DEPTH or count > MAX_CONFIG_VALUES:
+            raise CalcError(f"config is too large to be a config.json (at most {MAX_CONFIG_VALUES:,} values, "
+                            f"{MAX_CONFIG_DEPTH} levels deep)", "config")
+        children = []
+        for item in level:
+            if isinstance(item, str) and len(item) > MAX_CONFIG_TEXT:
+                raise CalcError(f"config holds a text of {len(item):,} characters; a config.json's are at most "
+                                f"{MAX_CONFIG_TEXT:,}", "config")
+            if isinstance(item, dict):
+                children.extend(item.keys())
+                children.extend(item.values())
+            elif isinstance(item, list):
+                children.extend(item)
+        level = children
 
 
 def parse_inputs(data: dict[str, Any]) -> Inputs:
@@ -217,7 +310,7 @@ def parse_inputs(data: dict[str, Any]) -> Inputs:
     for name, value in data.items():
         field = BY_NAME.get(name)
         if field is None:
-            raise CalcError(f"unknown input {name!r}{_unknown_input_hint(name)}", name)
+            raise CalcError(f"unknown input {shown(name)}{_unknown_input_hint(name)}", str(name)[:100])
         if value is None or value == "":
             continue
         values[name] = parse_field(field, value)
@@ -230,5 +323,6 @@ def parse_inputs(data: dict[str, Any]) -> Inputs:
 
 
 def _unknown_input_hint(name: str) -> str:
-    hint = did_you_mean(name, FIELD_NAMES)
+    # difflib compares every pair of characters: a long name gets the list, not a guess.
+    hint = did_you_mean(name, FIELD_NAMES) if isinstance(name, str) and 0 < len(name.strip()) <= 100 else None
     return f" ({hint})" if hint else f"; inputs are {', '.join(FIELD_NAMES)}"

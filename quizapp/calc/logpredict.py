@@ -17,7 +17,7 @@ from .errors import CalcError
 from .inputs import BLOCK_SIZES
 from .layout import KV_CACHE_DTYPES
 from .modelconfig import ModelConfig
-from .versions import CURRENT, KNOWN
+from .versions import CURRENT, KNOWN, parse_version
 
 if TYPE_CHECKING:
     from .logread import LogReading
@@ -79,6 +79,9 @@ def _base_inputs(reading: LogReading, model: ModelConfig, notes: list[str]) -> d
         notes.append(f"vLLM {reading.vllm_version} predates the V1 engine; predicted with {KNOWN[0]}'s rules, which "
                      "count bytes per token and blocks the same way (V0 divides tokens by max_model_len for the "
                      "concurrency, so that figure is not compared)")
+    elif version and version > parse_version(CURRENT):
+        notes.append(f"vLLM {reading.vllm_version} is newer than the releases the calculator knows; predicted with "
+                     f"{CURRENT}'s rules")
     elif version:
         inputs["vllm_version"] = f"{version[0]}.{version[1]}"
     drafts = _draft_layers(reading, model, notes)

@@ -61,10 +61,15 @@ class VllmRules:
     mamba_align_mode: bool = True
 
 
+# A release number as vLLM prints it: 0.11, v0.11.0, 0.11.0rc1, 0.11.1.dev3+g1234abc.
+VERSION = re.compile(r"v?([0-9]{1,3})\.([0-9]{1,3})(?:\.[0-9]{1,3})?[0-9A-Za-z.+_-]{0,40}")
+
+
 def parse_version(text: str) -> tuple[int, int]:
-    match = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?(?:\S*)", str(text).strip())
+    match = VERSION.fullmatch(str(text)[:100].strip())
     if not match:
-        raise CalcError(f"vllm_version {text!r} is not a version such as 0.11 or {CURRENT}", "vllm_version")
+        raise CalcError(f"vllm_version {str(text)[:60]!r} is not a version such as 0.11 or {CURRENT}",
+                        "vllm_version")
     return int(match[1]), int(match[2])
 
 
@@ -74,6 +79,10 @@ def rules_for(version: str | None) -> VllmRules:
     if v < (0, 11):
         raise CalcError(f"vllm_version {version} predates the V1 engine; the calculator covers 0.11 and later",
                         "vllm_version")
+    if v > parse_version(CURRENT):
+        # Its rules are unknown: sizing it with the newest ones would state what no one has read.
+        raise CalcError(f"vllm_version {version} is newer than the releases the calculator knows "
+                        f"({', '.join(KNOWN)}); give one of them, or {CURRENT} for the newest", "vllm_version")
     return VllmRules(
         version=f"{v[0]}.{v[1]}",
         tokens_from_concurrency=v >= (0, 22),

@@ -9,9 +9,9 @@ from __future__ import annotations
 import html
 
 from jinja2 import StrictUndefined
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from ..calc import FIELD_NAMES, VALUES, fmt
+from .sandbox import CardSandbox
 
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
                 "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
@@ -71,9 +71,9 @@ PROSE_NAMES = {
 CARD_NAMES = frozenset(VALUES) | frozenset(FIELD_NAMES) | frozenset(PROSE_NAMES) | frozenset(CARD_FUNCTIONS)
 
 
-def make_environment(loader) -> ImmutableSandboxedEnvironment:
-    env = ImmutableSandboxedEnvironment(loader=loader, undefined=StrictUndefined, autoescape=False,
-                                        keep_trailing_newline=False)
+def make_environment(loader) -> CardSandbox:
+    """The sandbox a card's pieces compile in: bounded in time, size and steps (``sandbox.py``)."""
+    env = CardSandbox(loader=loader, undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
     env.filters.update(CARD_FILTERS)
     env.globals["literal"] = literal
     return env

@@ -141,8 +141,10 @@ def check_taught_in(source: CardSource) -> list[dict]:
             source.report(line, "each taught_in entry needs a 'title' (and a 'link')")
             continue
         link = item.get("link", "")
-        if link and not re.match(r"^(https?://|/)", str(link)):
-            source.report(line, f"taught_in link {link!r} must start with https://, http:// or /")
+        # "/" for a path on this site, but not "//host" or "/\host": browsers read both as another host.
+        if link and not re.match(r"^(https?://|/(?![/\\]))", str(link)):
+            source.report(line, f"taught_in link {link!r} must start with https://, http:// or a single /",
+                          "a link to another site starts with https://")
             continue
         links.append({"title": item["title"], "link": str(link)})
     return links

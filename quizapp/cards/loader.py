@@ -19,7 +19,7 @@ from .front_matter import check_answer, check_interview_only, check_listing, che
     check_space, check_variants
 from .literals import literal_number_warnings
 from .sections import build_sections
-from .source import split_card
+from .source import read_card, split_card
 
 
 def load_card(path: Path, display_path: str, full: bool = False) -> Card:
@@ -31,11 +31,7 @@ def load_card(path: Path, display_path: str, full: bool = False) -> Card:
     model of the card's space, with its arithmetic checked. A broken card's CardError carries
     its literal-number warnings too; a card that loads keeps them in ``card.warnings``.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise CardError(Diagnostic(display_path, 1, "error", f"not UTF-8 text: {error.reason}")) from None
-    source = split_card(display_path, text)
+    source = split_card(display_path, read_card(path, display_path))
     listing = check_listing(source)
     scenario = check_scenario(source)
     variants = check_variants(source)

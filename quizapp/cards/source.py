@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import yaml
 
@@ -74,6 +75,25 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 HEADING = re.compile(r"^(#{2,3})\s+(.*?)\s*#*\s*$")
 
 
+# A card is a few kilobytes of prose; past this it is a mistake (or an attack: a 100 MB card
+# once took 54 s and 1.15 GB to load).
+MAX_CARD_BYTES = 256 * 1024
+
+
+def read_card(path: Path, display_path: str) -> str:
+    """A card file's text: at most MAX_CARD_BYTES of UTF-8, else a CardError at line 1."""
+    with open(path, "rb") as handle:
+        raw = handle.read(MAX_CARD_BYTES + 1)
+    if len(raw) > MAX_CARD_BYTES:
+        size = path.stat().st_size
+        raise CardError(Diagnostic(display_path, 1, "error", f"the card is {size // 1024:,} KiB; a card may be at most "
+                                   f"{MAX_CARD_BYTES // 1024} KiB", "split it into several cards"))
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise CardError(Diagnostic(display_path, 1, "error", f"not UTF-8 text: {error.reason}")) from None
+
+
 def split_card(path: str, text: str) -> CardSource:
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":
@@ -88,6 +108,46 @@ def split_card(path: str, text: str) -> CardSource:
     return source
 
 
+class FrontMatterLoader(yaml.SafeLoader):
+    """YAML without anchors and aliases, nested at most MAX_YAML_DEPTH deep.
+
+    Front matter has no use for ``&anchor`` and ``*alias``; refusing them makes the "billion
+    laughs" (a 697-byte card with aliases nested 9 deep ran ``quizapp check`` out of memory)
+    impossible, and the depth keeps PyYAML's recursive composer within Python's stack.
+    """
+
+    MAX_YAML_DEPTH = 20
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.depth = 0
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            kind = "an alias (*name)" if isinstance(event, yaml.AliasEvent) else "an anchor (&name)"
+            raise yaml.composer.ComposerError(None, None, f"{kind} is not allowed in front matter; write the "
+                                              "value out", event.start_mark)
+        self.depth += 1
+        try:
+            if self.depth > self.MAX_YAML_DEPTH:
+                raise yaml.composer.ComposerError(None, None, f"values nested more than {self.MAX_YAML_DEPTH} "
+                                                  "deep", event.start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+def _load_yaml(text: str):
+    """The front matter's node tree (for key lines) and its data, from one parse."""
+    loader = FrontMatterLoader(text)
+    try:
+        node = loader.get_single_node()
+        return node, (loader.construct_document(node) if node is not None else None)
+    finally:
+        loader.dispose()
+
+
 # A file with more YAML mistakes than this is reported up to here: the rest are likely echoes.
 MAX_YAML_MISTAKES = 10
 
@@ -99,9 +159,11 @@ def _parse_front_matter(source: CardSource, lines: list[str], first_line: int) -
     for _ in range(MAX_YAML_MISTAKES):
         text = "\n".join(lines)
         try:
-            node = yaml.compose(text, Loader=yaml.SafeLoader)
-            data = yaml.safe_load(text)
+            node, data = _load_yaml(text)
             break
+        except (ValueError, RecursionError) as error:  # a 5,000-digit number, a value nested too deep
+            source.report(first_line, f"front matter is not valid YAML: {str(error).split(';')[0]}")
+            return _unreadable(source, lines)
         except yaml.YAMLError as error:
             mistake = explain(error, lines, first_line)
             source.problems.append(Diagnostic(source.path, first_line + mistake.line, "error",

@@ -13,7 +13,7 @@ from typing import Iterable
 
 from sqlite_utils import Database
 
-from . import scheduling
+from . import quota, scheduling
 from .clock import iso, now_utc, parse_iso
 from .db import dump_object, load_object, write
 from .learners import ensure_learner
@@ -22,6 +22,10 @@ KINDS = ("open", "reveal", "answer", "grade", "followup", "reset")
 EVENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{8,100}$")
 FOLLOWUP_VALUES = ("knew", "missed")
 MAX_TEXT = 5000
+# An event's scenario is a few calculator inputs, its detail a verdict or a time: as JSON text,
+# each at most this long (an event once carried a 15 MB scenario).
+MAX_SCENARIO_CHARS = 4000
+MAX_DETAIL_CHARS = 16000
 
 
 class EventError(ValueError):
@@ -86,12 +90,20 @@ def parse_event(data) -> Event:
     scenario = data.get("scenario")
     if scenario is not None and not isinstance(scenario, dict):
         raise EventError("scenario must be an object of calculator inputs", "scenario")
+    _check_size(scenario, "scenario", MAX_SCENARIO_CHARS)
     detail = data.get("detail")
     if detail is not None and not isinstance(detail, dict):
         raise EventError("detail must be an object", "detail")
     if detail and not all(isinstance(v, (str, int, float, bool, type(None))) for v in detail.values()):
         raise EventError("detail's values must be text, numbers, true/false or null", "detail")
+    _check_size(detail, "detail", MAX_DETAIL_CHARS)
     return Event(event_id, card_id.strip(), kind, stage, value, detail, scenario)
+
+
+def _check_size(value: dict | None, name: str, limit: int) -> None:
+    size = len(dump_object(value) or "")
+    if size > limit:
+        raise EventError(f"{name} is {size:,} characters as JSON; at most {limit:,}", name)
 
 
 def record(db: Database, learner_id: str, event: Event, at: datetime | None = None) -> bool:
@@ -117,29 +129,45 @@ def record(db: Database, learner_id: str, event: Event, at: datetime | None = No
 
 
 def _check_same_event(db: Database, learner_id: str, event: Event) -> None:
-    stored = db.execute("SELECT card_id, kind, stage, value FROM events WHERE learner_id = ? AND event_id = ?",
-                        [learner_id, event.event_id]).fetchone()
-    if stored and tuple(stored) != (event.card_id, event.kind, event.stage, event.value):
+    """A retry repeats its event exactly: every field the client sent, detail and scenario too."""
+    stored = db.execute("SELECT card_id, kind, stage, value, detail, scenario FROM events "
+                        "WHERE learner_id = ? AND event_id = ?", [learner_id, event.event_id]).fetchone()
+    sent = (event.card_id, event.kind, event.stage, event.value, dump_object(event.detail),
+            dump_object(event.scenario))
+    if stored and tuple(stored) != sent:
         raise EventConflict(f"event_id {event.event_id!r} is already stored for a different event "
                             f"({stored[1]} on {stored[0]}); give each event its own id", "event_id")
+
+
+def is_stored(db: Database, learner_id: str, event_id: str) -> bool:
+    """Whether the learner has an event with this id: a form submitted again."""
+    return db.execute("SELECT 1 FROM events WHERE learner_id = ? AND event_id = ?",
+                      [learner_id, event_id]).fetchone() is not None
 
 
 def insert_rows(db: Database, learner_id: str, rows: Iterable[dict]) -> int:
     """Store rows as the events table holds them (detail and scenario as JSON text), skipping any
     whose event_id this learner has stored already. Returns how many were added.
 
-    Rows only: a grade stored here schedules nothing (``record`` does that). Call inside a write
-    transaction.
+    Rows only: a grade stored here schedules nothing (``record`` does that). Counted against the
+    profile's quota (raises ``quota.ProfileFull`` past it). Call inside a write transaction.
     """
-    added = 0
+    added = size = 0
     for row in rows:
         cursor = db.execute(
             "INSERT OR IGNORE INTO events (event_id, learner_id, card_id, kind, stage, value, detail, scenario, at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [row["event_id"], learner_id, row["card_id"], row["kind"], row["stage"], row["value"], row["detail"],
              row["scenario"], row["at"]])
-        added += cursor.rowcount
+        if cursor.rowcount:
+            added += 1
+            size += quota.row_bytes({key: row[key] for key in EXPORTED})
+    quota.count_stored(db, learner_id, added, size)
     return added
+
+
+# An event as the export writes it (and the quota counts it).
+EXPORTED = ("event_id", "card_id", "kind", "stage", "value", "detail", "scenario", "at")
 
 
 def attempt_start(db: Database, learner_id: str, card_id: str) -> str:

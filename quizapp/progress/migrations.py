@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from sqlite_utils import Database, Migrations
 
+from .quota import row_bytes
+
 migrations = Migrations("quizapp")
 
 
@@ -101,3 +103,30 @@ def m004_events_by_kind(db: Database):
     # The current attempt is read kind by kind (its reveals, its last answer, its start); with
     # the kind in the index each read touches only its own rows, whatever the history holds.
     db["events"].create_index(["learner_id", "card_id", "kind", "at"])
+
+
+@migrations()
+def m005_review_log_by_card(db: Database):
+    # Rebuilding a card's schedule reads its reviews: without this, every rebuild scanned the
+    # learner's whole log (an import of 150,000 reviews held the write lock for 15 minutes).
+    db["review_log"].create_index(["learner_id", "card_id", "reviewed_at"])
+
+
+@migrations()
+def m006_profile_usage(db: Database):
+    # What each profile holds, as its export writes it (progress/quota.py): counted on every
+    # write, so a limit costs one UPDATE, not a scan of the learner's history.
+    db["learners"].add_column("stored_rows", int, not_null_default=0)
+    db["learners"].add_column("stored_bytes", int, not_null_default=0)
+    for (learner_id,) in db.execute("SELECT id FROM learners").fetchall():
+        rows = size = 0
+        for table, exported in (("events", EVENT_COLUMNS), ("review_log", REVIEW_COLUMNS)):
+            for row in db.execute(f"SELECT {', '.join(exported)} FROM {table} WHERE learner_id = ?", [learner_id]):
+                rows += 1
+                size += row_bytes(dict(zip(exported, row)))
+        db.execute("UPDATE learners SET stored_rows = ?, stored_bytes = ? WHERE id = ?", [rows, size, learner_id])
+
+
+# The columns an export writes for each row, as they stood when m004 counted them.
+EVENT_COLUMNS = ("event_id", "card_id", "kind", "stage", "value", "detail", "scenario", "at")
+REVIEW_COLUMNS = ("card_id", "rating", "reviewed_at", "duration_ms", "event_id")

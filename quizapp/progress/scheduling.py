@@ -13,6 +13,7 @@ from typing import Iterable
 from fsrs import Card, Rating, Scheduler, State
 from sqlite_utils import Database
 
+from . import quota
 from .clock import iso, parse_iso
 from .db import load_object
 
@@ -81,16 +82,24 @@ def log_reviews(db: Database, learner_id: str, reviews: Iterable[dict]) -> int:
     any whose event_id this learner has logged already. Returns how many were added.
 
     The log only, not the card states: after adding reviews other than through ``review``, call
-    ``rebuild`` for each of their cards. Call inside a write transaction.
+    ``rebuild`` for each of their cards. Counted against the profile's quota (raises
+    ``quota.ProfileFull`` past it). Call inside a write transaction.
     """
-    added = 0
+    added = size = 0
     for row in reviews:
         cursor = db.execute(
             "INSERT OR IGNORE INTO review_log (learner_id, card_id, rating, reviewed_at, duration_ms, event_id) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             [learner_id, row["card_id"], row["rating"], row["reviewed_at"], row["duration_ms"], row["event_id"]])
-        added += cursor.rowcount
+        if cursor.rowcount:
+            added += 1
+            size += quota.row_bytes({key: row[key] for key in EXPORTED})
+    quota.count_stored(db, learner_id, added, size)
     return added
+
+
+# A review as the export writes it (and the quota counts it).
+EXPORTED = ("card_id", "rating", "reviewed_at", "duration_ms", "event_id")
 
 
 def rebuild(db: Database, learner_id: str, card_id: str) -> None:

@@ -1,17 +1,19 @@
 """A learner's progress as a file: export it, and import (merge) it on another machine.
 
 An import writes through the modules that own each table: ``events.insert_rows``,
-``scheduling.log_reviews`` and ``learners``.
+``scheduling.log_reviews`` and ``learners``. A profile holds at most what one export
+carries (``quota``), so every export imports again.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from datetime import datetime, timezone
 
 from sqlite_utils import Database
 
-from . import events, scheduling
+from . import events, quota, scheduling
 from .clock import iso, parse_iso
 from .db import dump_object, write
 from .learners import display_name, ensure_learner, get_learner, name_if_unnamed
@@ -19,6 +21,10 @@ from .learners import display_name, ensure_learner, get_learner, name_if_unnamed
 EXPORT_FORMAT = "quizapp-progress"
 EXPORT_VERSION = 1
 TABLES = ("events", "review_log")
+# An import holds no more rows than a profile may: an export always fits.
+MAX_IMPORT_ROWS = quota.MAX_PROFILE_ROWS
+# Rows written per transaction: other learners' writes wait for one batch, never a whole import.
+BATCH_ROWS = 1000
 
 
 def export(db: Database, learner_id: str) -> dict:
@@ -38,23 +44,62 @@ class ImportRefused(ValueError):
     """The file is not an export this app can merge; the message says what is wrong with it."""
 
 
-def import_progress(db: Database, learner_id: str, data) -> dict:
+class ImportInterrupted(Exception):
+    """A batch could not be written (the profile is full). The rows before it are stored;
+    importing the file again skips them and carries on."""
+
+    def __init__(self, done: int, total: int, reason: str):
+        super().__init__(reason)
+        self.done, self.total, self.reason = done, total, reason
+
+
+def import_progress(db: Database, learner_id: str, data, known_cards: Collection[str] | None = None) -> dict:
     """Merge an export into this learner: events and reviews already here are skipped.
 
-    Scheduling state is rebuilt from the merged review log, so two machines' reviews of
-    the same card end in the state their reviews, in time order, lead to. Every row is
-    checked before anything is written: a bad file imports nothing.
+    Every row is checked before anything is written: a bad file imports nothing. With
+    ``known_cards`` (the bank's ids), rows of other cards are left out and counted as
+    ``"skipped"``. The rows are written in batches of ``BATCH_ROWS``, each in its own short
+    transaction, and then each card's schedule is rebuilt once from its merged review log, so
+    two machines' reviews of a card end in the state their reviews, in time order, lead to.
+
+    Returns how many events and reviews were new (and, with ``known_cards``, how many rows were
+    skipped). Raises ImportRefused, or ImportInterrupted when the profile fills up part way.
     """
     event_rows, review_rows, name = _checked_export(data)
+    counts = {"events": 0, "reviews": 0}
+    if known_cards is not None:
+        kept_events = [row for row in event_rows if row["card_id"] in known_cards]
+        kept_reviews = [row for row in review_rows if row["card_id"] in known_cards]
+        counts["skipped"] = len(event_rows) + len(review_rows) - len(kept_events) - len(kept_reviews)
+        event_rows, review_rows = kept_events, kept_reviews
     with write(db):
         ensure_learner(db, learner_id)
         if name:
             name_if_unnamed(db, learner_id, name)
-        counts = {"events": events.insert_rows(db, learner_id, event_rows),
-                  "reviews": scheduling.log_reviews(db, learner_id, review_rows)}
-        for card_id in {row["card_id"] for row in review_rows}:
-            scheduling.rebuild(db, learner_id, card_id)
+    reviewed: set[str] = set()
+    try:
+        _write_batches(db, learner_id, event_rows, events.insert_rows, counts, "events")
+        _write_batches(db, learner_id, review_rows, scheduling.log_reviews, counts, "reviews", reviewed)
+    except quota.ProfileFull as full:
+        done = counts["events"] + counts["reviews"]
+        raise ImportInterrupted(done, len(event_rows) + len(review_rows), full.message) from None
+    finally:
+        for card_id in sorted(reviewed):
+            with write(db):
+                scheduling.rebuild(db, learner_id, card_id)
     return counts
+
+
+def _write_batches(db: Database, learner_id: str, rows: list[dict], writer, counts: dict, key: str,
+                   reviewed: set[str] | None = None) -> None:
+    """Write rows batch by batch with ``writer``, adding the new ones to ``counts[key]``; the cards
+    of each written batch go into ``reviewed``."""
+    for start in range(0, len(rows), BATCH_ROWS):
+        batch = rows[start:start + BATCH_ROWS]
+        with write(db):
+            counts[key] += writer(db, learner_id, batch)
+        if reviewed is not None:
+            reviewed.update(row["card_id"] for row in batch)
 
 
 def _checked_export(data) -> tuple[list[dict], list[dict], str | None]:
@@ -70,6 +115,10 @@ def _checked_export(data) -> tuple[list[dict], list[dict], str | None]:
     for table in TABLES:
         if not isinstance(data.get(table), list):
             raise ImportRefused(f"the export's {table!r} must be a list")
+    rows = len(data["events"]) + len(data["review_log"])
+    if rows > MAX_IMPORT_ROWS:
+        raise ImportRefused(f"the file holds {rows:,} events and reviews; a profile holds at most "
+                            f"{MAX_IMPORT_ROWS:,}")
     now = datetime.now(timezone.utc)
     event_rows = [_checked_event(row, f"events[{i}]", now) for i, row in enumerate(data["events"])]
     review_rows = [_checked_review(row, f"review_log[{i}]", now) for i, row in enumerate(data["review_log"])]
@@ -155,5 +204,14 @@ def _time(text, where: str, now: datetime) -> str:
 
 
 def dumps(data: dict) -> str:
-    """An export as the text of the downloaded file."""
-    return json.dumps(data, indent=2, ensure_ascii=False)
+    """An export as the text of the downloaded file: its header, then each event and review on a
+    line of its own, as ``quota.row_line`` writes it, so the file is as big as the quota counts."""
+    header = {key: value for key, value in data.items() if key not in TABLES}
+    lines = [json.dumps(header, ensure_ascii=False)[:-1] + ","]
+    for table in TABLES:
+        rows = data.get(table, [])
+        lines.append(f'"{table}": [')
+        lines += [quota.row_line(row) + ("," if i < len(rows) - 1 else "") for i, row in enumerate(rows)]
+        lines.append("]," if table != TABLES[-1] else "]")
+    lines.append("}")
+    return "\n".join(lines) + "\n"

@@ -9,15 +9,16 @@ from ..calc import CalcError
 from ..cards import OutOfOrder
 from ..progress.events import EventError
 from ..progress.interviews import InterviewError
+from ..progress.quota import ProfileFull
 from ..progress.scheduling import RATINGS
-from . import access, api, author, calc_compare, calc_log, calc_page, interview, interview_api, learner, practice, \
-    security, storage
+from . import access, api, author, calc_compare, calc_log, calc_page, interview, interview_api, learner, limits, \
+    practice, security, storage
 
 # Errors that name the input at fault (each has .message, .field and .to_json()), with the title
 # of the page a browser gets. An error type may set .status (409 for a reused event id or a
-# stage revealed out of order); else 400.
+# stage revealed out of order, 413 for a full profile); else 400.
 INPUT_ERRORS = {CalcError: "Not calculated", EventError: "Not stored", OutOfOrder: "Not yet",
-                InterviewError: "Not saved"}
+                InterviewError: "Not saved", limits.TooLarge: "Too large", ProfileFull: "Profile full"}
 
 
 def wants_json() -> bool:
@@ -27,7 +28,8 @@ def wants_json() -> bool:
 
 
 def register(app: Flask) -> None:
-    # First: a refused request stops before storage makes a learner for it.
+    # First: a request over a limit, or refused, stops before any view or storage works on it.
+    limits.init_app(app)
     security.init_app(app)
     access.init_app(app)
     storage.init_app(app)
@@ -44,7 +46,7 @@ def register(app: Flask) -> None:
     app.register_blueprint(calc_compare.bp)
     app.register_blueprint(calc_log.bp)
 
-    def input_error(error: CalcError | EventError | InterviewError):
+    def input_error(error):
         status = getattr(error, "status", 400)
         if wants_json():
             return jsonify(error.to_json()), status

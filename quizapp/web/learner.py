@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timezone
 
 from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, session, url_for
@@ -10,7 +9,7 @@ from flask import Blueprint, Response, abort, current_app, flash, redirect, rend
 from ..progress import learners, scheduling, transfer
 from ..progress.events import history
 from ..progress.summary import summary
-from . import charts
+from . import charts, limits
 from .storage import get_bank, get_db, learner_id
 
 bp = Blueprint("learner", __name__)
@@ -112,13 +111,22 @@ def import_progress():
         flash(f"That file is larger than {limit // 2**20} MB; it is not a progress export.")
         return redirect(url_for("learner.me"), code=303)
     try:
-        data = json.loads(raw.decode("utf-8"))
-        counts = transfer.import_progress(get_db(), learner_id(), data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        flash(f"Nothing imported: the file is not JSON ({error}).")
+        data = limits.loads(raw.decode("utf-8"))
+        counts = transfer.import_progress(get_db(), learner_id(), data, known_cards=get_bank().cards.keys())
     except transfer.ImportRefused as error:
         flash(f"Nothing imported: {error}.")
+    except limits.JSONTooDeep as error:
+        flash(f"Nothing imported: the file is not a progress export ({error}).")
+    except ValueError as error:  # not UTF-8, or not JSON
+        flash(f"Nothing imported: the file is not JSON ({error}).")
+    except transfer.ImportInterrupted as stop:
+        flash(f"Imported {stop.done:,} of {stop.total:,} rows, then stopped: {stop.reason}.")
     else:
-        flash(f"Imported {counts['events']} new events and {counts['reviews']} new reviews; "
-              "what was already here was skipped.")
+        rows = len(data["events"]) + len(data["review_log"])
+        flash(f"Imported {counts['events']} new events and {counts['reviews']} new reviews: {rows:,} of {rows:,} "
+              "rows read; what was already here was skipped." + _skipped(counts["skipped"]))
     return redirect(url_for("learner.me"), code=303)
+
+
+def _skipped(rows: int) -> str:
+    return f" {rows:,} rows were of cards this server does not have, and were left out." if rows else ""

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, session, url_for
 
 from ..cards import check_reveal
-from ..progress import events, scheduling
+from ..progress import events, learners, scheduling
+from ..progress.clock import iso, now_utc, parse_iso
 from .answer_box import checked_answer
 from .card_page import card_url, fragment_json, page_context, scenario_from_request
 from .storage import get_bank, get_card, get_db, learner_id, new_event_id
@@ -18,13 +19,40 @@ from .storage import get_bank, get_card, get_db, learner_id, new_event_id
 bp = Blueprint("practice", __name__)
 
 
-def record(card, kind: str, scenario=None, stage=None, value=None, detail=None, event_id=None) -> bool:
+def record(card, kind: str, scenario=None, stage=None, value=None, detail=None, event_id=None,
+           at: datetime | None = None) -> bool:
     """Store one event of the reader's, with the scenario they saw."""
     seen = None
     if scenario is not None:
         seen = {**scenario.inputs.given(), "variant": scenario.variant}
     event = events.Event(event_id or new_event_id(), card.id, kind, stage, value, detail, seen)
-    return events.record(get_db(), learner_id(), event)
+    return events.record(get_db(), learner_id(), event, at=at)
+
+
+# A first look at a card by a visitor with nothing stored: the card and the time, in their session.
+PENDING_OPEN = "opened"
+
+
+def note_open(card, scenario) -> None:
+    """The attempt starts when the card is first shown: the clock for "time to first reveal".
+
+    A visitor who has stored nothing yet gets no row for a look (a crawler would fill the
+    database): the time waits in their signed session, and is stored by ``begin_attempt``
+    when they first act on the card.
+    """
+    if learners.get_learner(get_db(), learner_id()) is not None:
+        record(card, "open", scenario)
+    elif session.get(PENDING_OPEN, {}).get("card") != card.id:
+        session[PENDING_OPEN] = {"card": card.id, "at": iso(now_utc())}
+
+
+def begin_attempt(card, scenario) -> events.Attempt:
+    """The reader's current attempt at the card, with a first look still in the session stored first."""
+    pending = session.get(PENDING_OPEN)
+    if pending and pending.get("card") == card.id:
+        session.pop(PENDING_OPEN)
+        record(card, "open", scenario, at=parse_iso(pending["at"]))
+    return events.current_attempt(get_db(), learner_id(), card.id)
 
 
 @bp.get("/")
@@ -43,8 +71,7 @@ def card(card_id):
     card = get_card(card_id)
     scenario, error = scenario_from_request(card)
     if not events.current_attempt(get_db(), learner_id(), card.id).started:
-        # The attempt starts when the card is first shown: the clock for "time to first reveal".
-        record(card, "open", scenario)
+        note_open(card, scenario)
     context = page_context(card, scenario, error)
     return render_template("card.html", **context), (400 if error else 200)
 
@@ -55,15 +82,17 @@ def reveal(card_id, stage):
     if card.stage(stage) is None:
         abort(404, description=f"Card {card_id!r} has no stage {stage!r}; its stages are "
                                f"{', '.join(card.stage_names)}.")
-    attempt = events.current_attempt(get_db(), learner_id(), card.id)
-    # Out of order (a follow-up before the full answer …): 409, and nothing is stored.
-    check_reveal(card, stage, attempt.revealed)
     scenario, error = scenario_from_request(card)
+    attempt = begin_attempt(card, scenario)
     event_id = _form_event_id()
-    if stage == "short" and "short" not in attempt.revealed:
-        _record_answer(card, scenario, event_id)
-    detail = {"elapsed_ms": attempt.elapsed_ms(datetime.now(timezone.utc))} if not attempt.revealed else None
-    record(card, "reveal", scenario, stage=stage, detail=detail, event_id=event_id)
+    # A form submitted again was stored the first time: show the page as it is now.
+    if not events.is_stored(get_db(), learner_id(), event_id):
+        # Out of order (a follow-up before the full answer …): 409, and nothing is stored.
+        check_reveal(card, stage, attempt.revealed)
+        if stage == "short" and "short" not in attempt.revealed:
+            _record_answer(card, scenario, event_id)
+        detail = {"elapsed_ms": attempt.elapsed_ms(datetime.now(timezone.utc))} if not attempt.revealed else None
+        record(card, "reveal", scenario, stage=stage, detail=detail, event_id=event_id)
     if _wants_fragment():
         context = page_context(card, scenario, error)
         return jsonify(fragment_json(context, focus=stage))
@@ -82,6 +111,7 @@ def followup(card_id, number):
     if value not in events.FOLLOWUP_VALUES:
         abort(400, description="value must be knew or missed")
     scenario, _ = scenario_from_request(card)
+    begin_attempt(card, scenario)
     record(card, "followup", scenario, stage=stage, value=value, event_id=_form_event_id())
     return redirect(card_url(card, scenario) + f"#stage-{stage}", code=303)
 
@@ -95,6 +125,7 @@ def grade(card_id):
         *others, last = scheduling.RATINGS
         abort(400, description=f"rating must be {', '.join(others)} or {last}")
     scenario, _ = scenario_from_request(card)
+    begin_attempt(card, scenario)
     record(card, "grade", scenario, value=rating, detail={"variant": scenario.variant}, event_id=_form_event_id())
     flash(f"Graded “{rating.title()}”: {card.title} comes back {_when(scheduled_state(card.id).get('due'))}.")
     return redirect(url_for("learner.practice", **_practice_filters()), code=303)
@@ -105,6 +136,7 @@ def reset(card_id):
     """Hide every stage again: start the card over."""
     card = get_card(card_id)
     scenario, _ = scenario_from_request(card)
+    begin_attempt(card, scenario)
     record(card, "reset", scenario, event_id=_form_event_id())
     return redirect(card_url(card, scenario), code=303)
 

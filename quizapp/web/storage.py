@@ -66,13 +66,17 @@ def close_db(_error=None):
 
 
 def learner_id() -> str:
-    """The learner's id from the signed session cookie; a new profile on the first visit."""
+    """The learner's id from the signed session cookie; a new id on the first visit.
+
+    The id only: the learner's row is written with their first event, name or import
+    (``ensure_learner`` in each writer), so a visitor who does nothing, such as a crawler,
+    costs no row.
+    """
     current = session.get("learner_id")
     if not current or not learners.LEARNER_ID.fullmatch(current):
         current = learners.new_learner_id()
         session["learner_id"] = current
         session.permanent = True
-        learners.create_learner(get_db(), current)
     return current
 
 

@@ -11,7 +11,8 @@ def test_fresh_database_has_every_migration_once(tmp_path):
     connect(path).conn.close()
     db = connect(path)  # a second open applies nothing again
     names = [row[0] for row in db.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = 'quizapp'")]
-    assert names == ["m001_learners_and_events", "m002_scheduling", "m003_interviews", "m004_events_by_kind"]
+    assert names == ["m001_learners_and_events", "m002_scheduling", "m003_interviews", "m004_events_by_kind",
+                     "m005_review_log_by_card", "m006_profile_usage"]
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
@@ -31,4 +32,5 @@ def test_upgrading_a_first_schema_database_keeps_its_data(tmp_path):
     assert upgraded["learners"].get(LEARNER)["display_name"] == "Ada"
     assert upgraded["events"].get((LEARNER, "evt-old-1"))["stage"] == "short"
     applied = [r[0] for r in upgraded.execute("SELECT name FROM _sqlite_migrations ORDER BY id")]
-    assert applied == ["m001_learners_and_events", "m002_scheduling", "m003_interviews", "m004_events_by_kind"]
+    assert applied == ["m001_learners_and_events", "m002_scheduling", "m003_interviews", "m004_events_by_kind",
+                     "m005_review_log_by_card", "m006_profile_usage"]

@@ -1,0 +1,80 @@
+"""Imports are bounded: rows, cards the bank knows, short transactions, each card rebuilt once (issue 12 C2)."""
+
+import re
+import time
+from contextlib import contextmanager
+
+import pytest
+
+from quizapp.progress import scheduling, transfer
+from quizapp.progress.db import write
+
+from .conftest import LEARNER
+
+
+def export_of(reviews: list[tuple[str, int]], events: list[dict] | None = None) -> dict:
+    """An export holding a review (and a grade event) per (card, number)."""
+    log = [{"event_id": f"evt-{card}-{n:07d}", "card_id": card, "rating": 3,
+            "reviewed_at": f"2026-01-01T00:{n // 60 % 60:02d}:{n % 60:02d}+00:00"} for card, n in reviews]
+    return {"format": "quizapp-progress", "version": 1, "learner": {}, "events": events or [], "review_log": log}
+
+
+def test_a_file_with_more_rows_than_a_profile_holds_is_refused_at_once(db):
+    # 150,000 review rows over distinct card ids once held the write lock for 15 minutes.
+    data = export_of([(f"card-{n}", n) for n in range(150_000)])
+    start = time.perf_counter()
+    with pytest.raises(transfer.ImportRefused, match=re.escape("150,000 events and reviews; a profile holds at most "
+                                                               "100,000")):
+        transfer.import_progress(db, LEARNER, data)
+    assert time.perf_counter() - start < 1
+    assert db["review_log"].count == 0
+
+
+def test_rows_of_cards_the_bank_does_not_have_are_left_out(db):
+    data = export_of([("kv-pool-users", 1), ("gone-card", 2), ("made-up", 3)])
+    counts = transfer.import_progress(db, LEARNER, data, known_cards={"kv-pool-users", "kv-bytes-per-token"})
+    assert counts == {"events": 0, "reviews": 1, "skipped": 2}
+    assert set(scheduling.states(db, LEARNER)) == {"kv-pool-users"}
+
+
+def test_a_large_import_writes_in_short_transactions_and_rebuilds_each_card_once(db, monkeypatch):
+    cards = [f"card-{n}" for n in range(20)]
+    data = export_of([(cards[n % 20], n) for n in range(40_000)])
+    held, rebuilt = [], []
+
+    @contextmanager
+    def timed_write(database):
+        start = time.perf_counter()
+        with write(database):
+            yield database
+        held.append(time.perf_counter() - start)
+
+    real_rebuild = scheduling.rebuild
+    monkeypatch.setattr(transfer, "write", timed_write)
+    monkeypatch.setattr(scheduling, "rebuild", lambda d, learner, card: (rebuilt.append(card),
+                                                                         real_rebuild(d, learner, card)))
+    counts = transfer.import_progress(db, LEARNER, data, known_cards=set(cards))
+    assert counts["reviews"] == 40_000
+    assert sorted(rebuilt) == sorted(cards)
+    assert len(held) >= 40_000 // transfer.BATCH_ROWS and max(held) < 1
+    assert scheduling.states(db, LEARNER)["card-0"]["reps"] == 2000
+
+
+def test_a_card_s_reviews_are_read_through_an_index(db):
+    plan = " ".join(str(row) for row in db.execute(
+        "EXPLAIN QUERY PLAN SELECT rating, reviewed_at FROM review_log WHERE learner_id = ? AND card_id = ? "
+        "ORDER BY reviewed_at", [LEARNER, "c"]).fetchall())
+    assert "USING INDEX" in plan and "card_id" in plan
+
+
+def test_an_import_stopped_by_a_full_profile_says_how_far_it_got(db, monkeypatch):
+    from quizapp.progress import quota
+
+    monkeypatch.setattr(quota, "MAX_PROFILE_ROWS", 2500)
+    monkeypatch.setattr(transfer, "BATCH_ROWS", 1000)
+    data = export_of([("kv-pool-users", n) for n in range(3000)])
+    with pytest.raises(transfer.ImportInterrupted) as stop:
+        transfer.import_progress(db, LEARNER, data)
+    assert (stop.value.done, stop.value.total) == (2000, 3000) and "full" in stop.value.reason
+    assert db["review_log"].count == 2000
+    assert scheduling.states(db, LEARNER)["kv-pool-users"]["reps"] == 2000  # rebuilt from what was stored
