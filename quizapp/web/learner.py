@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from datetime import datetime, timezone
 
 from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, session, url_for
@@ -10,7 +11,7 @@ from flask import Blueprint, Response, abort, current_app, flash, redirect, rend
 from ..progress import learners, scheduling, transfer
 from ..progress.events import history
 from ..progress.summary import summary
-from . import charts
+from . import charts, practice_session
 from .storage import get_bank, get_db, learner_id
 
 bp = Blueprint("learner", __name__)
@@ -18,18 +19,55 @@ bp = Blueprint("learner", __name__)
 
 @bp.get("/practice")
 def practice():
-    """Due cards first (most overdue first), then new ones; a returning card gets another variant."""
+    """Due cards first (most overdue first), then new ones; a returning card gets another variant.
+
+    Cards skipped in this session are not picked again. With ``ahead=1`` and nothing due, the
+    card due soonest is picked (practise ahead).
+    """
     role, tag = request.args.get("role", "").strip(), request.args.get("tag", "").strip()
     bank = get_bank()
     cards = bank.matching(role, tag)
-    choice = scheduling.pick_next(get_db(), learner_id(), cards, datetime.now(timezone.utc))
+    now = datetime.now(timezone.utc)
+    skipped = practice_session.current()["skipped"]
+    counts = scheduling.counts(get_db(), learner_id(), cards, now)
+    choice = scheduling.pick_next(get_db(), learner_id(), cards, now, skip=skipped)
+    if choice is None and request.args.get("ahead"):
+        choice = scheduling.pick_ahead(get_db(), learner_id(), cards, skip=skipped)
     if choice is None:
         next_due = scheduling.next_due(get_db(), learner_id(), [c.id for c in cards])
         return render_template("practice_done.html", next_due=next_due, role=role, tag=tag, total=len(cards),
-                               roles=bank.roles(), tags=bank.tags())
+                               counts=counts, skipped=len(skipped), roles=bank.roles(), tags=bank.tags())
     card, variant, _why = choice
+    practice_session.showing(card.id, counts, {k: v for k, v in (('role', role), ('tag', tag)) if v})
     params = {"variant": variant} if variant is not None else {}
     return redirect(url_for("practice.card", card_id=card.id, **params), code=303)
+
+
+@bp.post("/practice/skip")
+def skip():
+    """Move on without grading: the skipped card is not picked again in this session."""
+    card_id = request.form.get("card_id", "")
+    if card_id in get_bank().cards:
+        practice_session.skip(card_id)
+    return redirect(url_for("learner.practice", **practice_session.filters()), code=303)
+
+
+@bp.post("/practice/end")
+def end():
+    practice_session.end()
+    return redirect(url_for("learner.session_summary"), code=303)
+
+
+@bp.get("/practice/summary")
+def session_summary():
+    """What the session that just ended did: the cards graded and how."""
+    done = practice_session.last() or {"graded": [], "skipped": 0, "shown": 0}
+    cards = get_bank().cards
+    graded = [{"id": card_id, "title": cards[card_id].title if card_id in cards else card_id, "rating": rating}
+              for card_id, rating in done["graded"]]
+    ratings = Counter(g["rating"] for g in graded)
+    return render_template("practice_summary.html", graded=graded, skipped=done["skipped"],
+                           ratings=[(r, ratings[r]) for r in scheduling.RATINGS if ratings[r]])
 
 
 @bp.get("/progress")
@@ -73,6 +111,12 @@ def switch():
     return redirect(url_for("learner.me"), code=303)
 
 
+@bp.get("/me/new")
+def confirm_new_profile():
+    """Ask before leaving this profile, and show its id: the only way back to it."""
+    return render_template("me_new.html", learner_id=learner_id())
+
+
 @bp.post("/me/new")
 def new_profile():
     session.pop("learner_id", None)
@@ -114,11 +158,19 @@ def import_progress():
     try:
         data = json.loads(raw.decode("utf-8"))
         counts = transfer.import_progress(get_db(), learner_id(), data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        flash(f"Nothing imported: the file is not JSON ({error}).")
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        flash("Nothing imported: this file is not a quizapp export. Choose the file that "
+              "“Export my progress” saved.")
     except transfer.ImportRefused as error:
-        flash(f"Nothing imported: {error}.")
+        flash(_plain_refusal(error))
     else:
         flash(f"Imported {counts['events']} new events and {counts['reviews']} new reviews; "
               "what was already here was skipped.")
     return redirect(url_for("learner.me"), code=303)
+
+
+def _plain_refusal(error: Exception) -> str:
+    """An import refusal in words for the reader; the exact fault is kept at the end for a bug report."""
+    if "not a quizapp progress export" in str(error):
+        return "Nothing imported: this file is not a quizapp export. Choose the file that “Export my progress” saved."
+    return f"Nothing imported: this export is damaged or was edited, so none of it was trusted (the fault: {error})."
