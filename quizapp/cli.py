@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from .calc import FIELD_NAMES, FIELDS, CalcError, Inputs, calculate
+from .exports.command import export as export_group
 
 # The calculator's flags, in the order `quizapp calc --help` lists them.
 ORDER = ("model", "config", "kv_bytes_per_token", "kv_cache_dtype", "tensor_parallel_size", "block_size",
@@ -380,6 +381,10 @@ def _shown(value) -> str:
     if isinstance(value, dict):
         return f"{value['low']:,}" if value["low"] == value["high"] else f"{value['low']:,} – {value['high']:,}"
     return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+# `quizapp export …` lives beside the exports it writes.
+cli.add_command(export_group)
 
 
 # click 8.2 renamed NoArgsIsHelp; either way it is a usage "error" that should print help.
