@@ -80,10 +80,21 @@ def progress():
                                 "Known at review, by role", max_value=100)
     by_tag = charts.hbar_chart([(r["name"], round(r["accuracy"] * 100)) for r in data["accuracy_by_tag"]],
                                "Known at review, by tag", max_value=100)
+    seen_by_role = charts.hbar_chart(_seen_by_role(bank, data["cards"]), "By role: % of cards seen", max_value=100)
     card_id = request.args.get("card", "")
     card_history = history(get_db(), learner_id(), card_id) if card_id else []
     return render_template("progress.html", data=data, per_day=per_day, by_role=by_role, by_tag=by_tag,
-                           card_id=card_id, card_history=card_history, cards=bank.cards)
+                           card_id=card_id, card_history=card_history, cards=bank.cards,
+                           seen_by_role=seen_by_role)
+
+
+def _seen_by_role(bank, per_card: dict) -> list[tuple[str, int]]:
+    """(role, % of the role's cards that the reader has worked on), for the coverage chart."""
+    rows = []
+    for role in bank.roles():
+        ids = [card.id for card in bank.matching(role, "")]
+        rows.append((role, round(100 * sum(1 for i in ids if i in per_card) / len(ids)) if ids else 0))
+    return rows
 
 
 @bp.get("/me")

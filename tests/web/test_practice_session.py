@@ -69,3 +69,12 @@ def test_an_import_that_is_not_an_export_says_so_in_plain_words(client):
         response = client.post("/me/import", data={"file": (BytesIO(body), "x.json")}, follow_redirects=True)
         assert "This file is not a quizapp export" in response.text.replace("this file", "This file")
         assert "Expecting" not in response.text and "codec" not in response.text
+
+
+def test_the_dashboard_says_what_each_percentage_is_of(client, reader):
+    reader.open()
+    reader.grade("good")
+    page = client.get("/progress").text
+    assert "By role: % of cards seen" in page and "percentage you have opened" in page
+    assert "the percentage that were Good or Easy" in page
+    assert "across, the day" in page and "up, how many cards you graded" in page
