@@ -25,3 +25,9 @@ def test_three_cards_show_their_position_and_skip_and_end_work(page: Page) -> No
     page.get_by_role("button", name="End the session").click()
     expect(page.locator("h1")).to_have_text("Practice session ended")
     expect(page.locator("#session-graded")).to_contain_text("You graded 1 card: 1 good, and skipped 1.")
+
+    # Due times are in the reader's own time, rewritten by static/localtime.js.
+    page.goto("/progress")
+    due = page.locator("time[data-relative]").first
+    expect(due).to_have_text(re.compile(r"^(in \d+ minutes?|today .+|tomorrow .+|.+\d)$"))
+    expect(due).not_to_contain_text("UTC")
