@@ -37,8 +37,10 @@ def practice():
         next_due = scheduling.next_due(get_db(), learner_id(), [c.id for c in cards])
         return render_template("practice_done.html", next_due=next_due, role=role, tag=tag, total=len(cards),
                                counts=counts, skipped=len(skipped), roles=bank.roles(), tags=bank.tags())
-    card, variant, _why = choice
-    practice_session.showing(card.id, counts, {k: v for k, v in (('role', role), ('tag', tag)) if v})
+    card, variant, why = choice
+    # Practising ahead stays on for the session: after a grade, the next card due soonest.
+    filters = {k: v for k, v in (("role", role), ("tag", tag), ("ahead", why == "ahead" and "1")) if v}
+    practice_session.showing(card.id, counts, filters)
     params = {"variant": variant} if variant is not None else {}
     return redirect(url_for("practice.card", card_id=card.id, **params), code=303)
 

@@ -53,6 +53,9 @@ def test_practise_ahead_when_nothing_is_due(client):
     assert re.search(r'<time datetime="[0-9T:.+-]+Z?[^"]*" data-relative>[^<]+ UTC</time>', page)
     response = client.get("/practice?ahead=1")
     assert response.status_code == 303 and "/cards/" in response.headers["Location"]
+    card_id = re.search(r"/cards/([a-z0-9-]+)", response.headers["Location"]).group(1)
+    graded = client.post(f"/cards/{card_id}/grade", data={"rating": "good"})
+    assert graded.headers["Location"].endswith("/practice?ahead=1")  # still practising ahead
 
 
 def test_a_new_profile_is_confirmed_first_and_shows_the_old_id(client):
