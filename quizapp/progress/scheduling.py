@@ -139,8 +139,14 @@ def next_variant(last_variant: int | None, variant_count: int) -> int | None:
     return None if following >= variant_count else following
 
 
-def pick_next(db: Database, learner_id: str, cards: list, now: datetime) -> tuple[object, int | None, str] | None:
-    """The card to practise now: the most overdue due card, else a new one. (card, variant, why)."""
+def pick_next(db: Database, learner_id: str, cards: list, now: datetime,
+              skip: Iterable[str] = ()) -> tuple[object, int | None, str] | None:
+    """The card to practise now: the most overdue due card, else a new one. (card, variant, why).
+
+    Cards whose ids are in ``skip`` (skipped in this session) are not picked.
+    """
+    skipped = set(skip)
+    cards = [c for c in cards if c.id not in skipped]
     known = states(db, learner_id)
     due = sorted(((known[c.id]["due"], c) for c in cards if c.id in known and known[c.id]["due"] <= iso(now)),
                  key=lambda pair: pair[0])
@@ -157,3 +163,22 @@ def next_due(db: Database, learner_id: str, card_ids: list[str]) -> str | None:
     known = states(db, learner_id)
     dues = sorted(known[c]["due"] for c in card_ids if c in known)
     return dues[0] if dues else None
+
+
+def pick_ahead(db: Database, learner_id: str, cards: list, skip: Iterable[str] = ()) -> tuple[object, int | None, str] | None:
+    """Practise ahead: the card that comes due soonest (none is due now), or None when no card has a state."""
+    skipped = set(skip)
+    known = states(db, learner_id)
+    waiting = sorted((known[c.id]["due"], c.id, c) for c in cards if c.id in known and c.id not in skipped)
+    if not waiting:
+        return None
+    card = waiting[0][2]
+    return card, next_variant(known[card.id]["last_variant"], len(card.variants)), "ahead"
+
+
+def counts(db: Database, learner_id: str, cards: list, now: datetime) -> dict:
+    """Where a practice session stands over ``cards``: {"due": n, "new": n, "total": n}."""
+    known = states(db, learner_id)
+    now_iso = iso(now)
+    return {"due": sum(1 for c in cards if c.id in known and known[c.id]["due"] <= now_iso),
+            "new": sum(1 for c in cards if c.id not in known), "total": len(cards)}

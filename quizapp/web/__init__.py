@@ -12,7 +12,7 @@ from ..progress.interviews import InterviewError
 from ..progress.quota import ProfileFull
 from ..progress.scheduling import RATINGS
 from . import access, api, author, calc_compare, calc_log, calc_page, interview, interview_api, learner, limits, \
-    practice, security, storage
+    practice, print_pages, security, storage
 
 # Errors that name the input at fault (each has .message, .field and .to_json()), with the title
 # of the page a browser gets. An error type may set .status (409 for a reused event id or a
@@ -45,6 +45,7 @@ def register(app: Flask) -> None:
     app.register_blueprint(calc_page.bp)
     app.register_blueprint(calc_compare.bp)
     app.register_blueprint(calc_log.bp)
+    app.register_blueprint(print_pages.bp)
 
     def input_error(error):
         status = getattr(error, "status", 400)

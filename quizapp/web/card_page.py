@@ -14,6 +14,7 @@ from flask import current_app, request, url_for
 from ..calc import CalcError
 from ..cards import CardError, Refused, card_view, resolve_scenario, scenario_from_query
 from ..progress.events import current_attempt
+from . import practice_session
 from .answer_box import answer_view
 from .panel import controls, message_for_people
 from .storage import get_db, learner_id
@@ -58,6 +59,7 @@ def page_context(card, scenario, error, revealed: list[str] | None = None):
         "next_variant_url": next_variant_url,
         "variant_name": card.variants[scenario.variant].name if scenario.variant is not None else None,
         "attempt": attempt, "preview": False, "answer": answer_view(card, scenario, attempt),
+        "practice": practice_session.position(card.id),
     }
 
 

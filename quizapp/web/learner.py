@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime, timezone
 
 from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, session, url_for
@@ -9,7 +10,7 @@ from flask import Blueprint, Response, abort, current_app, flash, redirect, rend
 from ..progress import learners, scheduling, transfer
 from ..progress.events import history
 from ..progress.summary import summary
-from . import charts, limits
+from . import charts, limits, practice_session
 from .storage import get_bank, get_db, learner_id
 
 bp = Blueprint("learner", __name__)
@@ -17,18 +18,57 @@ bp = Blueprint("learner", __name__)
 
 @bp.get("/practice")
 def practice():
-    """Due cards first (most overdue first), then new ones; a returning card gets another variant."""
+    """Due cards first (most overdue first), then new ones; a returning card gets another variant.
+
+    Cards skipped in this session are not picked again. With ``ahead=1`` and nothing due, the
+    card due soonest is picked (practise ahead).
+    """
     role, tag = request.args.get("role", "").strip(), request.args.get("tag", "").strip()
     bank = get_bank()
     cards = bank.matching(role, tag)
-    choice = scheduling.pick_next(get_db(), learner_id(), cards, datetime.now(timezone.utc))
+    now = datetime.now(timezone.utc)
+    skipped = practice_session.current()["skipped"]
+    counts = scheduling.counts(get_db(), learner_id(), cards, now)
+    choice = scheduling.pick_next(get_db(), learner_id(), cards, now, skip=skipped)
+    if choice is None and request.args.get("ahead"):
+        choice = scheduling.pick_ahead(get_db(), learner_id(), cards, skip=skipped)
     if choice is None:
         next_due = scheduling.next_due(get_db(), learner_id(), [c.id for c in cards])
         return render_template("practice_done.html", next_due=next_due, role=role, tag=tag, total=len(cards),
-                               roles=bank.roles(), tags=bank.tags())
-    card, variant, _why = choice
+                               counts=counts, skipped=len(skipped), roles=bank.roles(), tags=bank.tags())
+    card, variant, why = choice
+    # Practising ahead stays on for the session: after a grade, the next card due soonest.
+    filters = {k: v for k, v in (("role", role), ("tag", tag), ("ahead", why == "ahead" and "1")) if v}
+    practice_session.showing(card.id, counts, filters)
     params = {"variant": variant} if variant is not None else {}
     return redirect(url_for("practice.card", card_id=card.id, **params), code=303)
+
+
+@bp.post("/practice/skip")
+def skip():
+    """Move on without grading: the skipped card is not picked again in this session."""
+    card_id = request.form.get("card_id", "")
+    if card_id in get_bank().cards:
+        practice_session.skip(card_id)
+    return redirect(url_for("learner.practice", **practice_session.filters()), code=303)
+
+
+@bp.post("/practice/end")
+def end():
+    practice_session.end()
+    return redirect(url_for("learner.session_summary"), code=303)
+
+
+@bp.get("/practice/summary")
+def session_summary():
+    """What the session that just ended did: the cards graded and how."""
+    done = practice_session.last() or {"graded": [], "skipped": 0, "shown": 0}
+    cards = get_bank().cards
+    graded = [{"id": card_id, "title": cards[card_id].title if card_id in cards else card_id, "rating": rating}
+              for card_id, rating in done["graded"]]
+    ratings = Counter(g["rating"] for g in graded)
+    return render_template("practice_summary.html", graded=graded, skipped=done["skipped"],
+                           ratings=[(r, ratings[r]) for r in scheduling.RATINGS if ratings[r]])
 
 
 @bp.get("/progress")
@@ -41,10 +81,21 @@ def progress():
                                 "Known at review, by role", max_value=100)
     by_tag = charts.hbar_chart([(r["name"], round(r["accuracy"] * 100)) for r in data["accuracy_by_tag"]],
                                "Known at review, by tag", max_value=100)
+    seen_by_role = charts.hbar_chart(_seen_by_role(bank, data["cards"]), "By role: % of cards seen", max_value=100)
     card_id = request.args.get("card", "")
     card_history = history(get_db(), learner_id(), card_id) if card_id else []
     return render_template("progress.html", data=data, per_day=per_day, by_role=by_role, by_tag=by_tag,
-                           card_id=card_id, card_history=card_history, cards=bank.cards)
+                           card_id=card_id, card_history=card_history, cards=bank.cards,
+                           seen_by_role=seen_by_role)
+
+
+def _seen_by_role(bank, per_card: dict) -> list[tuple[str, int]]:
+    """(role, % of the role's cards that the reader has worked on), for the coverage chart."""
+    rows = []
+    for role in bank.roles():
+        ids = [card.id for card in bank.matching(role, "")]
+        rows.append((role, round(100 * sum(1 for i in ids if i in per_card) / len(ids)) if ids else 0))
+    return rows
 
 
 @bp.get("/me")
@@ -70,6 +121,12 @@ def switch():
     session["learner_id"] = other
     flash("Switched profile.")
     return redirect(url_for("learner.me"), code=303)
+
+
+@bp.get("/me/new")
+def confirm_new_profile():
+    """Ask before leaving this profile, and show its id: the only way back to it."""
+    return render_template("me_new.html", learner_id=learner_id())
 
 
 @bp.post("/me/new")
@@ -114,11 +171,13 @@ def import_progress():
         data = limits.loads(raw.decode("utf-8"))
         counts = transfer.import_progress(get_db(), learner_id(), data, known_cards=get_bank().cards.keys())
     except transfer.ImportRefused as error:
-        flash(f"Nothing imported: {error}.")
-    except limits.JSONTooDeep as error:
-        flash(f"Nothing imported: the file is not a progress export ({error}).")
-    except ValueError as error:  # not UTF-8, or not JSON
-        flash(f"Nothing imported: the file is not JSON ({error}).")
+        flash(_plain_refusal(error))
+    except limits.JSONTooDeep:
+        flash("Nothing imported: this file is not a quizapp export (its JSON is nested far deeper than an "
+              "export's). Choose the file that “Export my progress” saved.")
+    except ValueError:  # not UTF-8, or not JSON
+        flash("Nothing imported: this file is not a quizapp export. Choose the file that "
+              "“Export my progress” saved.")
     except transfer.ImportInterrupted as stop:
         flash(f"Imported {stop.done:,} of {stop.total:,} rows, then stopped: {stop.reason}.")
     else:
@@ -130,3 +189,10 @@ def import_progress():
 
 def _skipped(rows: int) -> str:
     return f" {rows:,} rows were of cards this server does not have, and were left out." if rows else ""
+
+
+def _plain_refusal(error: Exception) -> str:
+    """An import refusal in words for the reader (ImportRefused's messages are written for readers)."""
+    if "not a quizapp progress export" in str(error):
+        return "Nothing imported: this file is not a quizapp export. Choose the file that “Export my progress” saved."
+    return f"Nothing imported: {error}."

@@ -12,6 +12,7 @@ from flask import Blueprint, abort, flash, jsonify, redirect, render_template, r
 from ..cards import check_reveal
 from ..progress import events, learners, scheduling
 from ..progress.clock import iso, now_utc, parse_iso
+from . import practice_session
 from .answer_box import checked_answer
 from .card_page import card_url, fragment_json, page_context, scenario_from_request
 from .storage import get_bank, get_card, get_db, learner_id, new_event_id
@@ -127,8 +128,10 @@ def grade(card_id):
     scenario, _ = scenario_from_request(card)
     begin_attempt(card, scenario)
     record(card, "grade", scenario, value=rating, detail={"variant": scenario.variant}, event_id=_form_event_id())
+    filters = _practice_filters() or practice_session.filters()
+    practice_session.graded(card.id, rating)
     flash(f"Graded “{rating.title()}”: {card.title} comes back {_when(scheduled_state(card.id).get('due'))}.")
-    return redirect(url_for("learner.practice", **_practice_filters()), code=303)
+    return redirect(url_for("learner.practice", **filters), code=303)
 
 
 @bp.post("/cards/<card_id>/reset")

@@ -202,6 +202,6 @@ def test_dashboard_renders_charts_without_javascript(client, reader):
     reader.open()
     reader.grade("good")
     page = client.get("/progress").text
-    assert page.count("<svg") == 3
+    assert page.count("<svg") == 4  # per day; by role: seen, known; by tag
     assert "Reviews per day" in page and "Inference Engineering" in page
     assert 'id="stat-reviews">1<' in page

@@ -61,6 +61,8 @@ FORMS = [
     ("/me/new", "/me/new", {}),
     ("/me/forget", "/me/forget", {"confirm": "forget"}),
     ("/me/import", "/me/import", {"file": "an export"}),
+    ("/practice/skip", "/practice/skip", {"card_id": "kv-pool-users"}),
+    ("/practice/end", "/practice/end", {}),
 ]
 
 
