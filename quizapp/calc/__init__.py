@@ -10,7 +10,7 @@ from .attention import ATTENTION_KINDS, attention_kind
 from .catalog import canonical_model_id, gpu_entries, load_gpu, load_model, model_entries, model_ids, \
     unknown_model_error
 from .compute import calculate
-from .errors import CalcError, did_you_mean
+from .errors import CalcError, FieldError, did_you_mean
 from .inputs import BY_NAME, FIELD_NAMES, FIELDS, Inputs, parse_field, parse_inputs
 from .layout import KV_CACHE_DTYPES, kv_cache_dtypes_for
 from .logparse import MAX_LOG_CHARS
@@ -23,6 +23,7 @@ from .versions import KNOWN as VLLM_VERSIONS
 
 __all__ = [
     "ALWAYS_PRESENT", "ATTENTION_KINDS", "BY_NAME", "CHECK_FIELDS", "CURRENT_VLLM_VERSION", "CalcError", "FIELDS",
+    "FieldError",
     "FIELD_NAMES", "Inputs", "KV_CACHE_DTYPES", "LogReading", "MAX_LOG_CHARS", "NEEDS", "Quantity", "Result",
     "VALUES", "VLLM_VERSIONS", "attention_kind", "calculate", "canonical_model_id", "did_you_mean", "fmt",
     "gpu_entries", "kv_cache_dtypes_for", "load_gpu", "load_model", "model_entries", "model_ids", "needs_text",

@@ -1,4 +1,5 @@
-"""The calculator's one error type, and the one "did you mean" every unknown name gets."""
+"""Errors that name the input at fault, the calculator's own, and the one "did you mean" every
+unknown name gets."""
 
 from __future__ import annotations
 
@@ -6,12 +7,12 @@ import difflib
 from collections.abc import Iterable
 
 
-class CalcError(ValueError):
-    """Bad input or a combination vLLM would refuse.
+class FieldError(ValueError):
+    """An error a person can act on: its message, the input at fault (``field``, or None) and the
+    HTTP status a web request answers with. Every layer's input error is one, so the web layer
+    has one handler and every API answers ``{"error", "field"}``."""
 
-    ``field`` names the input (as the API names it, e.g. ``tensor_parallel_size`` or
-    ``config.num_hidden_layers``) so the CLI, the API and the card pages can point at it.
-    """
+    status = 400
 
     def __init__(self, message: str, field: str | None = None):
         super().__init__(message)
@@ -20,6 +21,14 @@ class CalcError(ValueError):
 
     def to_json(self) -> dict:
         return {"error": self.message, "field": self.field}
+
+
+class CalcError(FieldError):
+    """Bad input or a combination vLLM would refuse.
+
+    ``field`` names the input (as the API names it, e.g. ``tensor_parallel_size`` or
+    ``config.num_hidden_layers``) so the CLI, the API and the card pages can point at it.
+    """
 
 
 def closest(name: str, choices: Iterable[str], n: int = 1, cutoff: float = 0.6) -> list[str]:

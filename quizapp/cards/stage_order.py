@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from ..calc import FieldError
+
 if TYPE_CHECKING:
     from .card import Card
 
@@ -28,17 +30,13 @@ OPENS = {"full": "the full answer opens", "followup": "follow-up questions and t
          "wrong": "the wrong answers open", "taught": "where it is taught opens"}
 
 
-class OutOfOrder(ValueError):
+class OutOfOrder(FieldError):
     """A reveal of a stage whose prerequisite is not shown yet: a 409 that names what to open first."""
 
     status = 409
 
     def __init__(self, message: str, field: str | None = "stage"):
-        super().__init__(message)
-        self.message, self.field = message, field
-
-    def to_json(self) -> dict:
-        return {"error": self.message, "field": self.field}
+        super().__init__(message, field)
 
 
 def needs(stage: str) -> str | None:

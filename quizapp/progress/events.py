@@ -13,6 +13,7 @@ from typing import Iterable
 
 from sqlite_utils import Database
 
+from ..calc import FieldError
 from . import quota, scheduling
 from .clock import iso, now_utc, parse_iso
 from .db import dump_object, load_object, write
@@ -28,15 +29,8 @@ MAX_SCENARIO_CHARS = 4000
 MAX_DETAIL_CHARS = 16000
 
 
-class EventError(ValueError):
-    status = 400
-
-    def __init__(self, message: str, field: str | None):
-        super().__init__(message)
-        self.message, self.field = message, field
-
-    def to_json(self) -> dict:
-        return {"error": self.message, "field": self.field}
+class EventError(FieldError):
+    """An event the store refuses, naming the field at fault."""
 
 
 class EventConflict(EventError):

@@ -25,6 +25,7 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
+from ..calc import FieldError
 from ..cards.rubric import SCORES
 from .clock import iso, now_utc, parse_iso
 from .db import dump_object, load_object, write
@@ -38,17 +39,12 @@ RECOMMENDATIONS = {"strong_no": "Strong no", "no": "No", "yes": "Yes", "strong_y
                    "no_decision": "No decision"}
 
 
-class InterviewError(ValueError):
+class InterviewError(FieldError):
     """Input the session cannot take: 400 with the field named; 409 when the session has ended."""
 
-    status = 400
-
     def __init__(self, message: str, field: str | None, status: int = 400):
-        super().__init__(message)
-        self.message, self.field, self.status = message, field, status
-
-    def to_json(self) -> dict:
-        return {"error": self.message, "field": self.field}
+        super().__init__(message, field)
+        self.status = status
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ from flask import Flask, jsonify, render_template, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import BadRequest
 
+from ..calc import FieldError
+
 # A request body other than a progress import: a config.json is a few kilobytes.
 MAX_BODY_BYTES = 1024 * 1024
 # Views that take a larger body (up to MAX_CONTENT_LENGTH): the import of a progress file.
@@ -29,17 +31,8 @@ MAX_QUERY_NAME_CHARS = 100
 MAX_QUERY_PARAMETERS = 200
 
 
-class TooLarge(ValueError):
+class TooLarge(FieldError):
     """A request value over its limit. ``field`` names it; a 400 like the calculator's errors."""
-
-    status = 400
-
-    def __init__(self, message: str, field: str | None):
-        super().__init__(message)
-        self.message, self.field = message, field
-
-    def to_json(self) -> dict:
-        return {"error": self.message, "field": self.field}
 
 
 class JSONTooDeep(ValueError):
