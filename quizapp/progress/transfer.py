@@ -8,6 +8,7 @@ carries (``quota``), so every export imports again.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Collection
 from datetime import datetime, timezone
 
@@ -45,8 +46,8 @@ class ImportRefused(ValueError):
 
 
 class ImportInterrupted(Exception):
-    """A batch could not be written (the profile is full). The rows before it are stored;
-    importing the file again skips them and carries on."""
+    """A batch could not be written (the profile is full, or the database stayed busy). The
+    ``done`` rows before it are stored; importing the file again skips them and carries on."""
 
     def __init__(self, done: int, total: int, reason: str):
         super().__init__(reason)
@@ -76,30 +77,28 @@ def import_progress(db: Database, learner_id: str, data, known_cards: Collection
         ensure_learner(db, learner_id)
         if name:
             name_if_unnamed(db, learner_id, name)
-    reviewed: set[str] = set()
+    writers = (("events", event_rows, events.insert_rows), ("reviews", review_rows, scheduling.log_reviews))
+    read, reviewed = 0, set()
     try:
-        _write_batches(db, learner_id, event_rows, events.insert_rows, counts, "events")
-        _write_batches(db, learner_id, review_rows, scheduling.log_reviews, counts, "reviews", reviewed)
+        for key, rows, writer in writers:
+            for start in range(0, len(rows), BATCH_ROWS):
+                batch = rows[start:start + BATCH_ROWS]
+                with write(db):
+                    counts[key] += writer(db, learner_id, batch)
+                read += len(batch)
+                if key == "reviews":
+                    reviewed.update(row["card_id"] for row in batch)
     except quota.ProfileFull as full:
-        done = counts["events"] + counts["reviews"]
-        raise ImportInterrupted(done, len(event_rows) + len(review_rows), full.message) from None
+        raise ImportInterrupted(read, len(event_rows) + len(review_rows), full.message) from None
+    except sqlite3.OperationalError as busy:  # the write lock stayed taken past the busy timeout
+        raise ImportInterrupted(read, len(event_rows) + len(review_rows),
+                                f"the database stayed busy ({busy}); import the file again to finish") from None
     finally:
+        # The schedules of the cards whose reviews are in, each once, from its merged log.
         for card_id in sorted(reviewed):
             with write(db):
                 scheduling.rebuild(db, learner_id, card_id)
     return counts
-
-
-def _write_batches(db: Database, learner_id: str, rows: list[dict], writer, counts: dict, key: str,
-                   reviewed: set[str] | None = None) -> None:
-    """Write rows batch by batch with ``writer``, adding the new ones to ``counts[key]``; the cards
-    of each written batch go into ``reviewed``."""
-    for start in range(0, len(rows), BATCH_ROWS):
-        batch = rows[start:start + BATCH_ROWS]
-        with write(db):
-            counts[key] += writer(db, learner_id, batch)
-        if reviewed is not None:
-            reviewed.update(row["card_id"] for row in batch)
 
 
 def _checked_export(data) -> tuple[list[dict], list[dict], str | None]:

@@ -84,12 +84,12 @@ def reveal(card_id, stage):
         abort(404, description=f"Card {card_id!r} has no stage {stage!r}; its stages are "
                                f"{', '.join(card.stage_names)}.")
     scenario, error = scenario_from_request(card)
-    attempt = begin_attempt(card, scenario)
     event_id = _form_event_id()
     # A form submitted again was stored the first time: show the page as it is now.
     if not events.is_stored(get_db(), learner_id(), event_id):
         # Out of order (a follow-up before the full answer …): 409, and nothing is stored.
-        check_reveal(card, stage, attempt.revealed)
+        check_reveal(card, stage, events.current_attempt(get_db(), learner_id(), card.id).revealed)
+        attempt = begin_attempt(card, scenario)
         if stage == "short" and "short" not in attempt.revealed:
             _record_answer(card, scenario, event_id)
         detail = {"elapsed_ms": attempt.elapsed_ms(datetime.now(timezone.utc))} if not attempt.revealed else None
