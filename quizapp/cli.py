@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from .calc import FIELD_NAMES, FIELDS, CalcError, Inputs, calculate
-from .cli_errors import fail, flag as _flag
+from .cli_errors import fail, flag as _flag, read_bounded
 from .cli_log import read_log_command
 from .exports.command import export as export_group
 
@@ -247,13 +247,7 @@ MAX_CONFIG_FILE_BYTES = 1024 * 1024
 
 
 def _read_config(path: str) -> dict:
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_CONFIG_FILE_BYTES + 1)
-    except OSError as error:
-        fail(f"cannot read config {path}: {error.strerror}")
-    if len(raw) > MAX_CONFIG_FILE_BYTES:
-        fail(f"{path}: larger than {MAX_CONFIG_FILE_BYTES // 1024} KiB; a config.json is a few kilobytes")
+    raw = read_bounded(path, MAX_CONFIG_FILE_BYTES, "config")
     try:
         return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as error:

@@ -8,7 +8,7 @@ import sys
 import click
 
 from .calc import MAX_LOG_CHARS, CalcError, read_log
-from .cli_errors import fail, flag as _flag
+from .cli_errors import fail, flag as _flag, read_bounded
 
 
 @click.command("read-log")
@@ -32,18 +32,8 @@ def read_log_command(source, as_json):
 
 
 def _read_log_text(source: str, limit: int) -> str:
-    """The log as text, reading at most limit + 1 bytes so a huge file is refused, not loaded."""
-    try:
-        if source == "-":
-            data = sys.stdin.buffer.read(limit + 1)
-        else:
-            with open(source, "rb") as file:
-                data = file.read(limit + 1)
-    except OSError as error:
-        fail(f"cannot read log {source}: {error.strerror}")
-    if len(data) > limit:
-        fail(f"the log is larger than {limit:,} bytes; give the start of it (vLLM's startup is a few hundred lines)")
-    return data.decode("utf-8", errors="replace")
+    """The log as text; a huge file is refused, not loaded."""
+    return read_bounded(source, limit, "log").decode("utf-8", errors="replace")
 
 
 def render_reading(data: dict) -> str:

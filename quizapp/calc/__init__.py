@@ -14,6 +14,7 @@ from .errors import CalcError, FieldError, did_you_mean
 from .inputs import BY_NAME, FIELD_NAMES, FIELDS, Inputs, parse_field, parse_inputs
 from .layout import KV_CACHE_DTYPES, kv_cache_dtypes_for
 from .logparse import MAX_LOG_CHARS
+from .listings import gpu_prose_name
 from .logread import LogReading, read_log
 from .refusals import CHECK_FIELDS
 from .needs import NEEDS, needs_text
@@ -26,6 +27,6 @@ __all__ = [
     "FieldError",
     "FIELD_NAMES", "Inputs", "KV_CACHE_DTYPES", "LogReading", "MAX_LOG_CHARS", "NEEDS", "Quantity", "Result",
     "VALUES", "VLLM_VERSIONS", "attention_kind", "calculate", "canonical_model_id", "did_you_mean", "fmt",
-    "gpu_entries", "kv_cache_dtypes_for", "load_gpu", "load_model", "model_entries", "model_ids", "needs_text",
+    "gpu_entries", "gpu_prose_name", "kv_cache_dtypes_for", "load_gpu", "load_model", "model_entries", "model_ids", "needs_text",
     "parse_field", "parse_inputs", "read_log", "unknown_model_error",
 ]

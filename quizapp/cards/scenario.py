@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ..calc import BY_NAME, FIELD_NAMES, CalcError, Inputs, Result, attention_kind, calculate, fmt, load_gpu, \
-    parse_field, parse_inputs
+from ..calc import BY_NAME, CHECK_FIELDS, FIELD_NAMES, CalcError, Inputs, Result, attention_kind, calculate, fmt, \
+    gpu_prose_name, parse_field, parse_inputs
 
 if TYPE_CHECKING:
     from .card import Card
@@ -35,9 +35,6 @@ CLEARABLE = tuple(name for name in UNSETTABLE if name not in ("model", "kv_bytes
 DEFAULTS = vars(Inputs())
 # Inputs a reader may set from the page or the URL (a whole config.json is for the API).
 QUERY_FIELDS = tuple(name for name in FIELD_NAMES if name != "config")
-# The input that makes each of vLLM's start checks fail, to show its message beside it.
-REFUSAL_FIELDS = {"max_model_len_within_model": "max_model_len", "one_request_fits": "max_model_len",
-                  "free_memory": "gpu_memory_utilization"}
 
 
 class Refused(CalcError):
@@ -83,15 +80,12 @@ class Scenario:
         failed = next((c for c in self.result.checks if not c["ok"]), None)
         if failed is None:
             return None
-        return {"check": failed["check"], "message": failed["message"], "field": REFUSAL_FIELDS.get(failed["check"])}
+        return {"check": failed["check"], "message": failed["message"], "field": CHECK_FIELDS.get(failed["check"])}
 
     @property
     def gpu_name(self) -> str | None:
         """The GPU as prose names it: 'L4', 'H100 80GB HBM3', 'RTX 4090' (never a catalog id)."""
-        if not self.inputs.gpu:
-            return None
-        name = load_gpu(self.inputs.gpu)["name"]
-        return re.sub(r"^NVIDIA |GeForce |\s*\(.*\)$", "", name).strip()
+        return gpu_prose_name(self.inputs.gpu) if self.inputs.gpu else None
 
     def context(self) -> dict:
         """The names a card's expressions see: every input, every derived value, and the names
