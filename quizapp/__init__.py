@@ -40,6 +40,9 @@ def create_app(overrides: dict | None = None) -> Flask:
         # only when set: anyone can send those headers to a server reached directly.
         BEHIND_PROXY=0,
         PERMANENT_SESSION_LIFETIME=60 * 60 * 24 * 400,
+        # The cookie is sent again when the session changes, and once a day (web/storage.py):
+        # signing it on every response cost more than some pages' own work.
+        SESSION_REFRESH_EACH_REQUEST=False,
         # A progress import may be as large as the largest export (20 MiB, progress/quota.py), so
         # every export imports again; nothing else comes near it.
         MAX_IMPORT_BYTES=MAX_EXPORT_BYTES,

@@ -102,6 +102,16 @@ def _sum_by_part(terms) -> dict[str, int]:
 
 
 def count_parameters(model: ModelConfig) -> ParamCount:
+    """The model's parameters by part. Counted once per model object: the count depends on the
+    config alone, and every scenario of a page (weights, layout, pool) asks for it."""
+    counted = model.__dict__.get("_parameter_count")
+    if counted is None:
+        # a frozen dataclass's own cache slot, as functools.cached_property writes it
+        counted = model.__dict__["_parameter_count"] = _count_parameters(model)
+    return counted
+
+
+def _count_parameters(model: ModelConfig) -> ParamCount:
     h = hidden(model)
     vocab = required_int(model, "vocab_size")
     embeddings = vocab * h

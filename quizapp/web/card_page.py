@@ -10,9 +10,11 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from flask import current_app, request, url_for
+from markupsafe import Markup
 
 from ..calc import CalcError
 from ..cards import CardError, Refused, card_view, resolve_scenario, scenario_from_query
+from ..memo import BoundedCache
 from ..progress.events import current_attempt
 from . import practice_session
 from .answer_box import answer_view
@@ -34,9 +36,17 @@ def card_url(card, scenario) -> str:
     return url_for("practice.card", card_id=card.id) + (f"?{query}" if query else "")
 
 
-def page_context(card, scenario, error, revealed: list[str] | None = None):
-    """What the card page and its fragments show; ``revealed`` defaults to the reader's own."""
-    attempt = current_attempt(get_db(), learner_id(), card.id)
+# The calculator panel of a card and scenario: the same for every reader, and as costly to draw
+# as the rest of the page (a select of every model in the card's space).
+PANELS_KEPT = 1024
+_panels = BoundedCache(PANELS_KEPT)
+
+
+def page_context(card, scenario, error, revealed: list[str] | None = None, attempt=None):
+    """What the card page and its fragments show; ``revealed`` defaults to the reader's own,
+    ``attempt`` to the reader's current attempt at the card."""
+    if attempt is None:
+        attempt = current_attempt(get_db(), learner_id(), card.id)
     if revealed is None:
         revealed = attempt.revealed
     try:
@@ -52,15 +62,35 @@ def page_context(card, scenario, error, revealed: list[str] | None = None):
     next_variant = (0 if scenario.variant is None else scenario.variant + 1)
     next_variant_url = (url_for("practice.card", card_id=card.id, variant=next_variant)
                         if next_variant < len(card.variants) else url_for("practice.card", card_id=card.id))
+    rows, rows_html = panel(card, scenario, error, query)
     return {
         "card": card, "view": view, "scenario": scenario, "error": error, "query": query,
         "page_url": url_for("practice.card", card_id=card.id),  # where the calculator's form goes
-        "controls": controls(card, scenario, error, request.args if error else None),
+        "controls": rows, "controls_html": rows_html,
         "next_variant_url": next_variant_url,
         "variant_name": card.variants[scenario.variant].name if scenario.variant is not None else None,
         "attempt": attempt, "preview": False, "answer": answer_view(card, scenario, attempt),
         "practice": practice_session.position(card.id),
     }
+
+
+def panel(card, scenario, error, query: str) -> tuple[list[dict], Markup]:
+    """The panel's rows and their HTML. After an error they hold what the reader typed, so they
+    are drawn for this request; otherwise the card's file version, the variant and the query
+    decide them, and they are drawn once."""
+    if error:
+        rows = controls(card, scenario, error, request.args)
+        return rows, _draw_panel(rows)
+    key = (card.path, card.mtime, scenario.variant, query)
+    return _panels.get_or_make(key, lambda: _drawn(controls(card, scenario)))
+
+
+def _drawn(rows):
+    return rows, _draw_panel(rows)
+
+
+def _draw_panel(rows) -> Markup:
+    return current_app.jinja_env.get_template("cards/_parts.html").module.controls(rows)
 
 
 def fragment_json(context: dict, focus: str | None = None) -> dict:
@@ -79,7 +109,7 @@ def fragment_json(context: dict, focus: str | None = None) -> dict:
         "revealed": [s.name for s in view.stages if s.revealed],
         "derivations": render.derivations(view),
         "held": render.held(context["scenario"], context["variant_name"], context["next_variant_url"]),
-        "controls": render.controls(context["controls"]),
+        "controls": context["controls_html"],
         "error": error_json(context["error"]),
         "focus": focus,
         "announce": _announcement(context),

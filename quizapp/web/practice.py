@@ -71,9 +71,11 @@ def index():
 def card(card_id):
     card = get_card(card_id)
     scenario, error = scenario_from_request(card)
-    if not events.current_attempt(get_db(), learner_id(), card.id).started:
+    attempt = events.current_attempt(get_db(), learner_id(), card.id)
+    if not attempt.started:
         note_open(card, scenario)
-    context = page_context(card, scenario, error)
+        attempt = None  # the first look is now part of it: page_context reads it again
+    context = page_context(card, scenario, error, attempt=attempt)
     return render_template("card.html", **context), (400 if error else 200)
 
 

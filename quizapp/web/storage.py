@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
+from datetime import date
 from pathlib import Path
 
 from flask import Flask, abort, current_app, g, request, session
@@ -14,10 +16,26 @@ from ..progress.db import connect
 from .access import author_access
 
 
+# Each server thread keeps one connection open across its requests: opening one (and setting
+# its pragmas) cost more than most pages' queries. One per thread, for the app's database only:
+# a thread that serves another database (tests make many apps) closes the old one.
+_thread = threading.local()
+
+
 def get_db():
     if "db" not in g:
-        g.db = connect(current_app.config["DATABASE"], migrate=False)
+        g.db = _thread_connection(str(current_app.config["DATABASE"]))
     return g.db
+
+
+def _thread_connection(path: str):
+    if getattr(_thread, "path", None) != path:
+        old = getattr(_thread, "db", None)
+        _thread.db = _thread.path = None
+        if old is not None:
+            old.conn.close()
+        _thread.db, _thread.path = connect(path, migrate=False), path
+    return _thread.db
 
 
 def loaded_bank() -> Bank:
@@ -60,9 +78,12 @@ class BrokenCard(NotFound):
 
 
 def close_db(_error=None):
+    """The request is done with the thread's connection: it stays open for the thread's next
+    request, outside any transaction (an error mid-write has rolled back already; this is the
+    belt to that brace)."""
     db = g.pop("db", None)
-    if db is not None:
-        db.conn.close()
+    if db is not None and db.conn.in_transaction:
+        db.conn.rollback()
 
 
 def learner_id() -> str:
@@ -77,7 +98,17 @@ def learner_id() -> str:
         current = learners.new_learner_id()
         session["learner_id"] = current
         session.permanent = True
+    _keep_alive()
     return current
+
+
+def _keep_alive() -> None:
+    """Send the cookie again on a reader's first request of each day, so it lasts
+    PERMANENT_SESSION_LIFETIME from their last visit, not their first (and other responses
+    do not carry it)."""
+    today = date.today().isoformat()
+    if session.get("day") != today:
+        session["day"] = today
 
 
 def new_event_id() -> str:
