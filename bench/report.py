@@ -357,13 +357,16 @@ def _summary_row(summary: Summary) -> str:
 def _bank_section(banks: dict) -> list[str]:
     rows = ["", "## Bank size", "",
             "Copies of the shipped card with distinct ids. Start: from starting `quizapp serve` to the first "
-            "answer of `/`. Resident memory: VmRSS of each gunicorn worker after concurrent first requests.", "",
+            "answer of `/`. Resident memory: VmRSS of each gunicorn worker after concurrent first requests of `/`, "
+            "then 50 card pages spread over the bank (in brackets: after `/` alone).", "",
             "| bank | start to first response | `quizapp check` | RSS per worker | other work's CPU |",
             "|---|---:|---:|---|---:|"]
     for name in ("shipped", "sample", "big"):
         bank = banks[name]
         limit = bank.get("limit_s", 30)
         rss = _rss_text(bank.get("rss_mb") or [])
+        if bank.get("rss_bank_mb"):
+            rss += f" ({_rss_text(bank['rss_bank_mb'])})"
         if name == "big" and not bank["loaded"]:
             rss += " (bank still loading when stopped)"
         rows.append(f"| {bank['cards']:,} cards | {_seconds(bank['start_s'], limit)} "

@@ -332,12 +332,32 @@ def bank_figures(count: int, workdir: Path, secret: str, limit_s: float) -> dict
         others_start = watch.others_share()
         if start_s is not None:
             warm_workers(server, "/", limit_s)
+            rss_bank = server.worker_rss_mb()
+            browse_cards(server, count, limit_s)
         rss = server.worker_rss_mb()
     finally:
         server.stop(grace_s=2)
     check_s, others_check = check_seconds(folder, workdir, secret, limit_s)
-    return {"cards": count, "start_s": start_s, "rss_mb": rss, "loaded": start_s is not None, "check_s": check_s,
+    return {"cards": count, "start_s": start_s, "rss_mb": rss, "rss_bank_mb": rss_bank if start_s is not None else None,
+            "loaded": start_s is not None, "check_s": check_s,
             "limit_s": limit_s, "others_cpu": max(others_start, others_check)}
+
+
+BROWSED_CARDS = 50  # card pages a bank's workers serve before their memory is read
+
+
+def browse_cards(server, count: int, limit_s: float) -> None:
+    """Open BROWSED_CARDS card pages spread over the bank, on new connections (so both workers
+    serve some): memory read after `/` alone would miss what serving cards keeps."""
+    deadline = time.monotonic() + limit_s
+    step = max(1, count // BROWSED_CARDS)
+    for i in range(0, min(count, BROWSED_CARDS * step), step):
+        if time.monotonic() > deadline:
+            return
+        try:
+            request(server.port, "GET", f"/cards/bench-card-{i:05d}", timeout=limit_s)
+        except OSError:
+            pass
 
 
 def check_seconds(folder: Path, workdir: Path, secret: str, limit_s: float) -> tuple[float | None, float]:
