@@ -16,7 +16,7 @@ def folder_of_cards(write_card):
         texts[f"card-{i}.md"] = text
     texts["card-8.md"] = texts["card-1.md"]  # the id card-1 again
     texts["card-9.md"] = texts["card-0.md"].replace("id: card-0", "id: card-9").replace(
-        "Because the config says so.", "Because 8 layers say so, times 1024.")
+        "Because the config says so.", "The pool holds 24,096 tokens.")
     paths = [write_card(text, name=name) for name, text in texts.items()]
     return sorted(paths)
 
@@ -39,6 +39,8 @@ def test_a_pool_of_processes_reports_exactly_what_one_process_does(write_card, m
     # Each broken copy at its own path and line; the duplicate at its id line.
     errors = [(d.path.rsplit("/", 1)[1], d.line) for d in expected_diagnostics if d.severity == "error"]
     assert errors == [("card-2.md", 23), ("card-6.md", 23), ("card-8.md", 2)]
+    assert [(d.path.rsplit("/", 1)[1], d.severity) for d in expected_diagnostics if d.severity != "error"] == \
+           [("card-9.md", "warning")]
 
 
 def test_one_process_reports_the_same(write_card):
