@@ -101,7 +101,8 @@ def check(paths, output):
     With --format json: one object with cards (path, id, errors, warnings), errors and
     warnings (path, line, column, severity, message, hint).
     """
-    from .cards.bank import display_path, load_files
+    from .cards.bank import display_path
+    from .cards.check_run import check_files
 
     files = []
     for path in paths or (Path("questions"),):
@@ -111,13 +112,12 @@ def check(paths, output):
             files.append(path)
         else:
             fail(f"{path}: no such file or folder")
-    cards, diagnostics = load_files(files, full=True)
-    diagnostics = sorted(diagnostics + [w for card in cards.values() for w in card.warnings],
-                         key=lambda d: (d.path, d.line, d.column or 0))
+    cards, diagnostics = check_files(files)
+    diagnostics = sorted(diagnostics, key=lambda d: (d.path, d.line, d.column or 0))
     errors = [d for d in diagnostics if d.severity == "error"]
     warnings = [d for d in diagnostics if d.severity != "error"]
     if output == "json":
-        ids = {card.path: card.id for card in cards.values()}
+        ids = {path: card_id for card_id, path in cards.items()}
         shown = [display_path(file) for file in files]
         report = {"cards": [{"path": path, "id": ids.get(path),
                              "errors": sum(d.path == path for d in errors),

@@ -1,21 +1,29 @@
-"""The question bank: every card in a folder, reloaded when a file changes.
+"""The question bank: every card in a folder, listed from a cheap index, loaded when opened.
 
-A card that fails to load is left out and reported with its file and line; the rest serve.
-Loading happens outside any lock a request waits on, and one card's load is bounded in time
-(``LOAD_SECONDS``): a bad or slow card is a diagnostic, never a hung page.
+The bank lists each card by its index entry (``index.py``). A card is compiled and
+render-checked (``load_card``) when it is first opened, and kept in a bounded LRU, so memory
+stays bounded however many cards the folder holds. Every card is also validated, by the same
+load, in turn: the new and changed ones when the folder is read, for up to
+``VALIDATE_WAIT_SECONDS``, the rest in a background thread. A card that fails to load is
+never served: it leaves the listing as soon as it is found, and is reported with its file and
+line (``broken``). Loading happens outside any lock a request waits on, and one card's load is
+bounded in time (``LOAD_SECONDS``): a bad or slow card is a diagnostic, never a hung page.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .card import Card
 from .diagnostics import CardError, Diagnostic
+from .index import CardEntry, read_entry, unreadable
 from .loader import load_card
+from .lru import LRU
 from .sandbox import render_budget
 
 log = logging.getLogger("quizapp.cards")
@@ -26,32 +34,67 @@ LOAD_SECONDS = 5.0
 CHECK_SECONDS = 30.0
 # How long a request waits for the very first load before it is served without cards.
 FIRST_LOAD_WAIT_SECONDS = 60.0
+# How long reading the folder validates new and changed cards before it serves the listing; the
+# rest are validated in the background. A bank of a few dozen cards is validated whole.
+VALIDATE_WAIT_SECONDS = 2.0
+# How often a bank looks at its folder's files: each look stats every card file.
+REFRESH_SECONDS = 1.0
+# Fully loaded cards kept per process (a card with its compiled pieces and renders: ~200 KB).
+LOADED_CARDS = 256
 # Words of a search that count: a query is a few words.
 MAX_SEARCH_WORDS = 20
 
 
 @dataclass
+class Verdict:
+    """What a card's full load found: ``diagnostics`` empty when it loads."""
+
+    mtime: float
+    diagnostics: list[Diagnostic]
+
+
+@dataclass
+class _Shared:
+    """What a bank and its public copies share: the loaded cards, and the verdict of each file."""
+
+    loaded: LRU[Card] = field(default_factory=lambda: LRU(LOADED_CARDS))
+    verdicts: dict[str, Verdict] = field(default_factory=dict)  # by display path
+
+
+@dataclass
 class Bank:
     folder: Path
-    cards: dict[str, Card] = field(default_factory=dict)
+    cards: dict[str, CardEntry] = field(default_factory=dict)  # the listing, by id
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    _stamp: tuple | None = None  # the files' names, times and sizes when last loaded; None: never loaded
+    refresh_seconds: float = REFRESH_SECONDS
+    frozen: bool = False  # a copy that never reloads (``public``)
+    _origin: Bank | None = None  # the bank a public copy was made from
+    _entries: list[CardEntry] = field(default_factory=list)  # every entry, listed or not
+    _unreadable: list[Diagnostic] = field(default_factory=list)
+    _files: dict | None = None  # the files' names, times and sizes when last read; None: never read
+    _looked_at: float = 0.0
+    _generation: int = 0
+    _shared: _Shared = field(default_factory=_Shared)
     _loading: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    frozen: bool = False  # a copy that never reloads (``public``)
     _loaded: threading.Event = field(default_factory=threading.Event)
 
-    def refresh(self) -> "Bank":
-        """Reload when any card file was added, removed or changed since the last look.
+    def refresh(self) -> Bank:
+        """Read the folder again when a card file was added, removed or changed since the last look
+        (a look at most every ``refresh_seconds``).
 
-        One thread loads; the lock is held only to decide which. Meanwhile the other threads
-        serve the cards loaded before, and the new cards replace them in one assignment when
-        they are ready. Only before the first load does a request wait (FIRST_LOAD_WAIT_SECONDS).
+        One thread reads; the lock is held only to decide which. Meanwhile the other threads
+        serve the listing read before, and the new one replaces it in one assignment when it is
+        ready. Only before the first read does a request wait (FIRST_LOAD_WAIT_SECONDS).
         """
         if self.frozen:
             return self
-        stamp = _stamp(self.folder)
-        if stamp == self._stamp:
+        now = time.monotonic()
+        if self._files is not None and now - self._looked_at < self.refresh_seconds:
+            return self
+        self._looked_at = now
+        files = _files(self.folder)
+        if files == self._files:
             return self
         with self._lock:
             someone_else = self._loading
@@ -60,24 +103,27 @@ class Bank:
             self._loaded.wait(FIRST_LOAD_WAIT_SECONDS)
             return self
         try:
-            cards, diagnostics = _load_folder(self.folder, self.cards)
-            self.diagnostics = diagnostics
-            self.cards = cards
-            self._stamp = stamp
-            for diagnostic in diagnostics:
-                log.warning("%s", diagnostic)
+            self._read(files)
         finally:
             self._loading = False
             self._loaded.set()
         return self
 
-    def public(self) -> "Bank":
+    def public(self) -> Bank:
         """The bank without its interview-only cards: a copy that never reloads (refresh this one, then ask again)."""
-        cards = {card_id: card for card_id, card in self.cards.items() if not card.interview_only}
-        return Bank(self.folder, cards, self.diagnostics, self._stamp, frozen=True)
+        cards = {card_id: entry for card_id, entry in self.cards.items() if not entry.interview_only}
+        return Bank(self.folder, cards, self.diagnostics, frozen=True, _origin=self, _shared=self._shared)
 
     def get(self, card_id: str) -> Card | None:
-        return self.cards.get(card_id)
+        """The card, fully loaded (the first time it is opened: outside any lock), or None when the
+        bank has no such card or its file does not load (it then leaves the listing)."""
+        entry = self.cards.get(card_id)
+        if entry is None:
+            return None
+        card = self._shared.loaded.get(card_id)
+        if card is not None and card.mtime == entry.mtime and card.path == entry.path:
+            return card
+        return self._settle(entry)
 
     def broken(self) -> dict[str, list[Diagnostic]]:
         """The diagnostics of each card file that does not load, by the file's stem: a broken card
@@ -87,10 +133,10 @@ class Bank:
             by_stem.setdefault(Path(diagnostic.path).stem, []).append(diagnostic)
         return by_stem
 
-    def sorted_cards(self) -> list[Card]:
+    def sorted_cards(self) -> list[CardEntry]:
         return sorted(self.cards.values(), key=lambda c: c.title.lower())
 
-    def matching(self, role: str = "", tag: str = "", query: str = "") -> list[Card]:
+    def matching(self, role: str = "", tag: str = "", query: str = "") -> list[CardEntry]:
         """Cards for a role and a tag (either may be empty) whose text holds every word of the query."""
         words = list(dict.fromkeys(query.lower().split()))[:MAX_SEARCH_WORDS]
         return [c for c in self.sorted_cards()
@@ -103,6 +149,92 @@ class Bank:
     def tags(self) -> list[str]:
         return sorted({t for c in self.cards.values() for t in c.tags})
 
+    # --- reading the folder, and validating its cards ---------------------------------------
+
+    def _read(self, files: dict) -> None:
+        """Index the new and changed files, validate what can be within VALIDATE_WAIT_SECONDS, and
+        publish the listing; the rest are validated by a background thread."""
+        unchanged = {entry.file.name: entry for entry in self._entries
+                     if self._files and files.get(entry.file.name) == self._files.get(entry.file.name)}
+        entries, problems = [], []
+        for name in sorted(files):
+            entry = unchanged.get(name)
+            if entry is None:
+                entry, diagnostics = _read_entry(self.folder / name)
+                problems += diagnostics
+            if entry is not None:
+                entries.append(entry)
+        self._generation += 1
+        self._entries, self._unreadable = entries, problems
+        pending = self._validate(self._pending(), time.monotonic() + VALIDATE_WAIT_SECONDS)
+        self._publish()
+        self._files = files
+        if pending:
+            threading.Thread(target=self._validate, args=(pending, None, self._generation), daemon=True,
+                             name="quizapp-bank-validate").start()
+
+    def _pending(self) -> list[CardEntry]:
+        """The entries without a verdict for their file's version: those the index saw errors in first."""
+        verdicts = self._shared.verdicts
+        waiting = [e for e in self._entries if e.path not in verdicts or verdicts[e.path].mtime != e.mtime]
+        return sorted(waiting, key=lambda e: not e.problems)
+
+    def _validate(self, entries: list[CardEntry], deadline: float | None, generation: int | None = None
+                  ) -> list[CardEntry]:
+        """Validate each entry in turn until the deadline (None: to the end, unless the folder was
+        read again); the entries left. In the background (``generation``), a card found broken
+        leaves the listing within a second, and the last ones at the end."""
+        published, found_broken = time.monotonic(), False
+        for index, entry in enumerate(entries):
+            if (deadline is not None and time.monotonic() > deadline) or \
+                    (generation is not None and generation != self._generation):
+                return entries[index:]
+            # A bank that fits in the LRU is held loaded, so that no reader waits for a load.
+            self._settle(entry, need_card=len(self._entries) <= LOADED_CARDS)
+            found_broken |= bool(self._shared.verdicts[entry.path].diagnostics)
+            if generation is not None and found_broken and time.monotonic() - published > 1.0:
+                self._publish()
+                published, found_broken = time.monotonic(), False
+        if generation is not None and found_broken:
+            self._publish()
+        return []
+
+    def _settle(self, entry: CardEntry, need_card: bool = True) -> Card | None:
+        """Load the card (outside any lock) and keep it and its verdict; a card that does not load
+        is reported. Without ``need_card``, a text already validated as another file is not loaded
+        again (copies of a card): None then, with the verdict kept."""
+        known = None if need_card else _known_verdict(entry)
+        card, diagnostics = (None, known) if known is not None else _load(entry)
+        self._shared.verdicts[entry.path] = Verdict(entry.mtime, diagnostics)
+        if card is not None:
+            self._shared.loaded.put(card.id, card)
+            return card
+        if diagnostics and known is None:
+            for diagnostic in diagnostics:
+                log.warning("%s", diagnostic)
+        if diagnostics and need_card:  # a request found it: out of the listing at once
+            (self._origin or self)._publish()
+            if self._origin is not None:
+                self.cards = {k: v for k, v in self.cards.items() if k != entry.id}
+                self.diagnostics = self._origin.diagnostics
+        return None
+
+    def _publish(self) -> None:
+        """The listing and the diagnostics from the entries and their verdicts, in one assignment each."""
+        with self._lock:
+            listing: dict[str, CardEntry] = {}
+            diagnostics = list(self._unreadable)
+            for entry in self._entries:
+                verdict = self._shared.verdicts.get(entry.path)
+                if verdict is not None and verdict.mtime == entry.mtime and verdict.diagnostics:
+                    diagnostics += verdict.diagnostics
+                elif entry.id in listing:
+                    diagnostics.append(Diagnostic(entry.path, entry.id_line, "error", f"id {entry.id!r} is already "
+                                                  f"used by {listing[entry.id].path}"))
+                elif not entry.problems:
+                    listing[entry.id] = entry
+            self.cards, self.diagnostics = listing, diagnostics
+
 
 def display_path(path: Path) -> str:
     """questions/x.md when the card is under the working folder, else the full path."""
@@ -112,15 +244,61 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-def _stamp(folder: Path) -> tuple:
+def _files(folder: Path) -> dict[str, tuple[int, int]]:
+    """Each card file's name, modification time and size: one ``stat`` per file."""
+    files = {}
     try:
-        return tuple(sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in folder.glob("*.md")))
+        with os.scandir(folder) as found:
+            for item in found:
+                if item.name.endswith(".md") and item.is_file():
+                    stat = item.stat()
+                    files[item.name] = (stat.st_mtime_ns, stat.st_size)
     except OSError:
-        return ()
+        return {}
+    return files
 
 
-def _load_folder(folder: Path, previous: dict[str, Card]) -> tuple[dict[str, Card], list[Diagnostic]]:
-    return load_files(sorted(folder.glob("*.md")), previous)
+def _read_entry(file: Path) -> tuple[CardEntry | None, list[Diagnostic]]:
+    shown = display_path(file)
+    try:
+        return read_entry(file, shown), []
+    except (CardError, OSError) as error:
+        return None, unreadable(shown, error)
+    except Exception as error:  # noqa: BLE001 — one card's surprise must not take the bank down
+        log.exception("unexpected error reading %s", shown)
+        return None, unreadable(shown, error)
+
+
+def _load(entry: CardEntry) -> tuple[Card | None, list[Diagnostic]]:
+    """The card of an entry, fully loaded, or the diagnostics of why it does not load."""
+    try:
+        card = _timed_load(entry.file, entry.path, full=False)
+    except Exception as error:  # noqa: BLE001 — one card's surprise must not take the bank down
+        if not isinstance(error, (CardError, OSError)):
+            log.exception("unexpected error loading %s", entry.path)
+        diagnostics = unreadable(entry.path, error)
+        if isinstance(error, CardError):
+            _VERDICTS.put(entry.content, (entry.path, diagnostics))
+        return None, diagnostics
+    if card.id != entry.id:  # the file changed since it was indexed: the next look reads it again
+        return None, [Diagnostic(entry.path, 1, "error", "the file changed while it was loaded; reload the page")]
+    _VERDICTS.put(entry.content, (entry.path, []))
+    return replace(card, mtime=entry.mtime), []
+
+
+# What loading a text found, kept by the text with its id set aside (``index.content_key``):
+# the display path it was loaded under, and its diagnostics.
+_VERDICTS: LRU[tuple[str, list[Diagnostic]]] = LRU(20_000)
+
+
+def _known_verdict(entry: CardEntry) -> list[Diagnostic] | None:
+    """The diagnostics of a text loaded before (under another file name), as this file's: None when
+    it was not."""
+    known = _VERDICTS.get(entry.content)
+    if known is None:
+        return None
+    path, diagnostics = known
+    return [replace(d, path=entry.path, message=d.message.replace(path, entry.path)) for d in diagnostics]
 
 
 def load_files(paths, previous: dict[str, Card] | None = None, full: bool = False
@@ -138,15 +316,12 @@ def load_files(paths, previous: dict[str, Card] | None = None, full: bool = Fals
         old = by_path.get(shown)
         try:
             card = old if old and old.mtime == path.stat().st_mtime else _timed_load(path, shown, full)
-        except CardError as error:
-            diagnostics.extend(error.diagnostics)
-            continue
-        except OSError as error:
-            diagnostics.append(Diagnostic(shown, 1, "error", f"cannot read: {error.strerror}"))
+        except (CardError, OSError) as error:
+            diagnostics.extend(unreadable(shown, error))
             continue
         except Exception as error:  # noqa: BLE001 — one card's surprise must not take the bank down
             log.exception("unexpected error loading %s", shown)
-            diagnostics.append(Diagnostic(shown, 1, "error", f"could not be loaded: {type(error).__name__}: {error}"))
+            diagnostics.extend(unreadable(shown, error))
             continue
         if card.id in cards:
             diagnostics.append(Diagnostic(shown, card.line_of("id"), "error",

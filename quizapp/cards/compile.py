@@ -17,6 +17,8 @@ from ..calc import did_you_mean
 from .card import Piece
 from .diagnostics import Diagnostic
 from .environment import CARD_FILTERS, CARD_NAMES, make_environment
+from .lru import LRU
+from .sandbox import TEMPLATE_CACHE_LIMIT
 from .source import CardSource
 from .template_errors import explain
 
@@ -34,15 +36,14 @@ def compile_pieces(source: CardSource, pieces: dict[str, Piece]
     for key, piece in pieces.items():
         name = f"{path}#{key}"
         try:
-            ast = env.parse(piece.source, name=name)
             env.get_template(name)
+            names = undeclared_names(env, piece.source)
         except TemplateSyntaxError as error:
             mistake = explain(error, piece.source, piece.line)
             errors.append(Diagnostic(path, piece.line + mistake.line - 1, "error",
                                      f"expression error: {mistake.message}",
                                      _filter_hint(error.message or "") or mistake.hint, mistake.column))
             continue
-        names = meta.find_undeclared_variables(ast)
         for unknown in sorted(names - CARD_NAMES):
             errors += source.error(_line_of_name(piece, unknown), f"unknown value {unknown!r}",
                                    did_you_mean(unknown, CARD_NAMES) or "see AUTHORING.md for the values").diagnostics
@@ -50,6 +51,15 @@ def compile_pieces(source: CardSource, pieces: dict[str, Piece]
             continue
         compiled[key] = Piece(key, piece.line, piece.source, piece.inline, frozenset(names))
     return env, compiled, errors
+
+
+# The names a piece uses depend on its source alone (every card's sandbox is alike).
+_NAMES_BY_SOURCE: LRU[frozenset] = LRU(TEMPLATE_CACHE_LIMIT)
+
+
+def undeclared_names(env: ImmutableSandboxedEnvironment, source: str) -> frozenset[str]:
+    """The names a piece reads from its context; a TemplateSyntaxError when it does not parse."""
+    return _NAMES_BY_SOURCE.get_or_make(source, lambda: frozenset(meta.find_undeclared_variables(env.parse(source))))
 
 
 def _filter_hint(message: str) -> str | None:

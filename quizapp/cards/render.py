@@ -18,6 +18,7 @@ from jinja2 import TemplateError
 from ..calc import FIELD_NAMES, VALUES, CalcError, Result, attention_kind, did_you_mean, needs_text, parse_inputs
 from .diagnostics import CardError, Diagnostic
 from .environment import measured_text
+from .lru import LRU
 from .scenario import Scenario, apply_changes, compute, normalised
 
 if TYPE_CHECKING:
@@ -43,10 +44,21 @@ def sanitize(html: str) -> str:
 
 
 def to_html(text: str, inline: bool) -> str:
+    """The sanitized HTML of a Markdown text: the same for the same text, so it is kept by it
+    (a card's stage renders to the same text in most scenarios, and copies of a card alike)."""
+    return _HTML_BY_TEXT.get_or_make((text, inline), lambda: _to_html(text, inline))
+
+
+def _to_html(text: str, inline: bool) -> str:
     html = markdown.markdown(text, extensions=["fenced_code", "tables", "sane_lists"])
     if inline and html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
         html = html[3:-4]
     return sanitize(html)
+
+
+# A rendered piece is a few kilobytes: a few megabytes at most.
+HTML_CACHE_LIMIT = 2048
+_HTML_BY_TEXT: LRU[str] = LRU(HTML_CACHE_LIMIT)
 
 
 def render_piece(card: Card, key: str, scenario: Scenario, label: str = "this scenario") -> Rendered:

@@ -139,8 +139,45 @@ class FrontMatterLoader(yaml.SafeLoader):
 
 
 def _load_yaml(text: str):
-    """The front matter's node tree (for key lines) and its data, from one parse."""
+    """The front matter's node tree (for key lines) and its data.
+
+    libyaml's parser is ten times faster than PyYAML's own, so a well-formed front matter is
+    read by it: its events are scanned for anchors, aliases and depth first, then it composes
+    the nodes. Anything it finds wrong is read again by ``FrontMatterLoader``, whose errors
+    (and their marks) the messages in ``yaml_errors`` are written for.
+    """
+    if FAST_YAML:
+        try:
+            return _load_yaml_fast(text)
+        except (yaml.YAMLError, _Refused):
+            pass
     loader = FrontMatterLoader(text)
+    try:
+        node = loader.get_single_node()
+        return node, (loader.construct_document(node) if node is not None else None)
+    finally:
+        loader.dispose()
+
+
+FAST_YAML = yaml.__with_libyaml__
+
+
+class _Refused(Exception):
+    """What ``FrontMatterLoader`` refuses (an anchor, an alias, nesting too deep): it says so at the line."""
+
+
+def _load_yaml_fast(text: str):
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise _Refused()
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth >= FrontMatterLoader.MAX_YAML_DEPTH:
+                raise _Refused()
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+    loader = yaml.CSafeLoader(text)
     try:
         node = loader.get_single_node()
         return node, (loader.construct_document(node) if node is not None else None)

@@ -58,7 +58,9 @@ def note(card: Card) -> genanki.Note:
 def write_deck(bank: Bank, out: Path, name: str = "quizapp: LLM inference") -> int:
     """Write the bank's public cards (not interview-only) to ``out`` as an .apkg; returns the note count."""
     deck = genanki.Deck(DECK_ID, name)
-    cards = bank.public().sorted_cards()
+    public = bank.public()
+    # The bank lists cards by their index entries; each is loaded (and checked) to be exported.
+    cards = [card for card in (public.get(entry.id) for entry in public.sorted_cards()) if card is not None]
     for card in cards:
         deck.add_note(note(card))
     genanki.Package(deck).write_to_file(str(out))

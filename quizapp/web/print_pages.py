@@ -26,5 +26,7 @@ def print_deck():
         return render_template("print.html", title="Print a deck", views=[], role=None, roles=bank.roles())
     if role not in bank.roles():
         abort(404, description=f"No card has the role {role!r}.")
-    views = [full_view(card) for card in bank.matching(role, "")]
+    # The bank lists cards by their index entries; each is loaded (and checked) to be printed.
+    cards = (bank.get(entry.id) for entry in bank.matching(role, ""))
+    views = [full_view(card) for card in cards if card is not None]
     return render_template("print.html", title=f"{role}: every card", views=views, role=role, roles=[])

@@ -30,7 +30,7 @@ def test_duplicate_id_is_an_error_for_the_second_file(write_card):
 
 def test_edit_is_picked_up_by_modification_time(write_card):
     path = write_card()
-    bank = Bank(path.parent).refresh()
+    bank = Bank(path.parent, refresh_seconds=0).refresh()
     first = bank.get("tiny")
     assert bank.refresh().get("tiny") is first  # unchanged file: not parsed again
     path.write_text(GOOD_CARD.replace("A tiny card", "A renamed card"), encoding="utf-8")
@@ -50,7 +50,8 @@ def test_a_card_that_crashes_the_loader_is_a_diagnostic(write_card, monkeypatch)
     from quizapp.cards import bank as bank_module
 
     path = write_card()
-    write_card(GOOD_CARD.replace("id: tiny", "id: other"), name="other.md")
+    # Another text: a copy of tiny.md's (but for its id) would be known good without a load.
+    write_card(GOOD_CARD.replace("id: tiny", "id: other").replace("A tiny card", "Another card"), name="other.md")
 
     real = bank_module.load_card
 

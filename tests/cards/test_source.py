@@ -32,3 +32,38 @@ def test_text_before_the_first_section_is_reported_once():
     text = GOOD_CARD.replace("## Question", "Stray text\nmore stray text\n\n## Question")
     [problem] = split_card("tiny.md", text).problems
     assert problem.line == line_of(text, "Stray text") and problem.hint == "start the card with '## Question'"
+
+
+def _front_matter_both_ways(text, monkeypatch):
+    from quizapp.cards import source as source_module
+
+    fast = split_card("card.md", text)
+    monkeypatch.setattr(source_module, "FAST_YAML", False)
+    slow = split_card("card.md", text)
+    return fast, slow
+
+
+def test_libyaml_reads_every_shipped_card_as_pyyaml_does(monkeypatch):
+    from pathlib import Path
+
+    import yaml
+
+    assert yaml.__with_libyaml__  # else the fast path is not under test here
+    for path in sorted(Path("questions").glob("*.md")):
+        fast, slow = _front_matter_both_ways(path.read_text(encoding="utf-8"), monkeypatch)
+        monkeypatch.undo()
+        assert (fast.front_matter, fast.key_lines, fast.problems) == (slow.front_matter, slow.key_lines,
+                                                                      slow.problems), path
+
+
+def test_an_anchor_is_still_refused_at_its_line_with_libyaml():
+    text = GOOD_CARD.replace("  output_tokens: 128\n", "  output_tokens: &big 128\n")
+    [problem] = split_card("tiny.md", text).problems
+    assert problem.line == line_of(text, "output_tokens: &big")
+    assert "an anchor (&name) is not allowed in front matter" in problem.message
+
+
+def test_a_yaml_mistake_reads_the_same_with_and_without_libyaml(monkeypatch):
+    text = GOOD_CARD.replace("title: A tiny card", "title: A tiny card: with a colon")
+    fast, slow = _front_matter_both_ways(text, monkeypatch)
+    assert fast.problems == slow.problems and fast.problems[0].line == line_of(text, "title: A tiny")

@@ -1,0 +1,59 @@
+"""A bounded, thread-safe map that forgets the least recently used entry first.
+
+The caches of the card format use it: a value is kept by what it is computed from (a piece's
+source, a Markdown text), so copies of a card cost little, and memory stays bounded however
+many cards the bank holds.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
+
+V = TypeVar("V")
+
+
+class LRU(Generic[V]):
+    """At most ``limit`` entries. ``get_or_make`` computes a missing value outside the lock, so a
+    slow computation never holds up another thread; two threads may compute the same value once
+    each, and the last one is kept (they are equal: the value depends only on its key)."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self._entries: OrderedDict[Hashable, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> V | None:
+        with self._lock:
+            value = self._entries.get(key)
+            if value is not None:
+                self._entries.move_to_end(key)
+            return value
+
+    def put(self, key: Hashable, value: V) -> V:
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.limit:
+                self._entries.popitem(last=False)
+        return value
+
+    def get_or_make(self, key: Hashable, make: Callable[[], V]) -> V:
+        value = self.get(key)
+        return value if value is not None else self.put(key, make())
+
+    def pop(self, key: Hashable) -> V | None:
+        with self._lock:
+            return self._entries.pop(key, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._entries
