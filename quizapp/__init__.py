@@ -32,6 +32,8 @@ def create_app(overrides: dict | None = None) -> Flask:
     app.config.from_mapping(
         DATABASE=os.path.join(app.instance_path, "quizapp.sqlite"),
         QUESTIONS_DIR=str(ROOT / "questions"),
+        # How often the bank looks for changed card files (one look stats every file).
+        BANK_REFRESH_SECONDS=1.0,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
         # True (serve --secure-cookies) when readers come over HTTPS: the cookie never travels in clear.

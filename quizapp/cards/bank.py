@@ -23,7 +23,7 @@ from .card import Card
 from .diagnostics import CardError, Diagnostic
 from .index import CardEntry, read_entry, unreadable
 from .loader import load_card
-from .lru import LRU
+from ..lru import LRU
 from .sandbox import render_budget
 
 log = logging.getLogger("quizapp.cards")

@@ -20,7 +20,7 @@ from ..calc import CalcError
 from .arithmetic import check_text
 from .card import Card
 from .diagnostics import CardError, Diagnostic
-from .lru import LRU
+from ..lru import LRU
 from .render import render_piece
 from .scenario import Refused, Scenario, resolve_scenario
 

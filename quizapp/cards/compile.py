@@ -17,7 +17,7 @@ from ..calc import did_you_mean
 from .card import Piece
 from .diagnostics import Diagnostic
 from .environment import CARD_FILTERS, CARD_NAMES, make_environment
-from .lru import LRU
+from ..lru import LRU
 from .sandbox import TEMPLATE_CACHE_LIMIT
 from .source import CardSource
 from .template_errors import explain

@@ -22,7 +22,7 @@ from .card import Variant
 from .diagnostics import CardError, Diagnostic
 from .front_matter import ID_PATTERN, check_interview_only, check_listing, check_scenario, check_space, \
     check_variants
-from .lru import LRU
+from ..lru import LRU
 from .sections import build_sections
 from .source import read_card, split_card
 from .space import ScenarioSpace

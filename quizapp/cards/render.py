@@ -18,7 +18,7 @@ from jinja2 import TemplateError
 from ..calc import FIELD_NAMES, VALUES, CalcError, Result, attention_kind, did_you_mean, needs_text, parse_inputs
 from .diagnostics import CardError, Diagnostic
 from .environment import measured_text
-from .lru import LRU
+from ..lru import LRU
 from .scenario import Scenario, apply_changes, compute, normalised
 
 if TYPE_CHECKING:

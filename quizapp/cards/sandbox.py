@@ -29,7 +29,7 @@ from jinja2.environment import Template
 from jinja2.exceptions import TemplateRuntimeError, TemplateSyntaxError
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
-from .lru import LRU
+from ..lru import LRU
 
 MAX_TEXT = 100_000          # characters of one text, items of one list: any value an expression makes
 MAX_OUTPUT = MAX_TEXT       # characters one piece renders to

@@ -14,7 +14,7 @@ from markupsafe import Markup
 
 from ..calc import CalcError
 from ..cards import CardError, Refused, card_view, resolve_scenario, scenario_from_query
-from ..memo import BoundedCache
+from ..lru import LRU
 from ..progress.events import current_attempt
 from . import practice_session
 from .answer_box import answer_view
@@ -39,7 +39,7 @@ def card_url(card, scenario) -> str:
 # The calculator panel of a card and scenario: the same for every reader, and as costly to draw
 # as the rest of the page (a select of every model in the card's space).
 PANELS_KEPT = 1024
-_panels = BoundedCache(PANELS_KEPT)
+_panels: LRU[tuple] = LRU(PANELS_KEPT)
 
 
 def page_context(card, scenario, error, revealed: list[str] | None = None, attempt=None):

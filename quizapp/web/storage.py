@@ -43,7 +43,8 @@ def loaded_bank() -> Bank:
     when a card file changes. Interviewers' consoles use it; readers' pages use ``get_bank``."""
     bank = current_app.extensions.get("quizapp.bank")
     if bank is None:
-        bank = current_app.extensions["quizapp.bank"] = Bank(Path(current_app.config["QUESTIONS_DIR"]))
+        bank = current_app.extensions["quizapp.bank"] = Bank(Path(current_app.config["QUESTIONS_DIR"]),
+                                                              refresh_seconds=current_app.config["BANK_REFRESH_SECONDS"])
     return bank.refresh()
 
 

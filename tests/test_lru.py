@@ -1,17 +1,17 @@
 import threading
 
-from quizapp.memo import BoundedCache
+from quizapp.lru import LRU
 
 
 def test_a_value_is_made_once_and_kept():
-    cache, made = BoundedCache(4), []
+    cache, made = LRU(4), []
     assert cache.get_or_make("a", lambda: made.append("a") or 1) == 1
     assert cache.get_or_make("a", lambda: made.append("again") or 2) == 1
     assert made == ["a"]
 
 
 def test_the_least_recently_used_entry_goes_first():
-    cache = BoundedCache(2)
+    cache = LRU(2)
     cache.get_or_make("a", lambda: 1)
     cache.get_or_make("b", lambda: 2)
     cache.get_or_make("a", lambda: 99)  # a is used again: b is now the oldest
@@ -23,7 +23,7 @@ def test_the_least_recently_used_entry_goes_first():
 
 
 def test_threads_share_it_and_it_never_holds_more_than_its_size():
-    cache = BoundedCache(50)
+    cache = LRU(50)
 
     def fill(offset):
         for i in range(500):

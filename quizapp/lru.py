@@ -2,7 +2,7 @@
 
 The caches of the card format use it: a value is kept by what it is computed from (a piece's
 source, a Markdown text), so copies of a card cost little, and memory stays bounded however
-many cards the bank holds.
+many cards the bank holds; so does the card page, for the panel of a card and scenario.
 """
 
 from __future__ import annotations
