@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from ..calc import CalcError
+from ..calc import CalcError, FieldError
 from ..cards import OutOfOrder
 from ..progress.events import EventError
 from ..progress.interviews import InterviewError
@@ -18,7 +18,8 @@ from . import access, api, author, calc_compare, calc_log, calc_page, interview,
 # of the page a browser gets. An error type may set .status (409 for a reused event id or a
 # stage revealed out of order, 413 for a full profile); else 400.
 INPUT_ERRORS = {CalcError: "Not calculated", EventError: "Not stored", OutOfOrder: "Not yet",
-                InterviewError: "Not saved", limits.TooLarge: "Too large", ProfileFull: "Profile full"}
+                InterviewError: "Not saved", limits.TooLarge: "Too large", ProfileFull: "Profile full",
+                FieldError: "Not understood"}  # any other input error: after its subclasses
 
 
 def wants_json() -> bool:

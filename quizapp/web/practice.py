@@ -14,8 +14,9 @@ from ..progress import events, learners, scheduling
 from ..progress.clock import iso, now_utc, parse_iso
 from . import practice_session
 from .answer_box import checked_answer
+from .bank_page import bank_context
 from .card_page import card_url, fragment_json, page_context, scenario_from_request
-from .storage import get_bank, get_card, get_db, learner_id, new_event_id
+from .storage import get_card, get_db, learner_id, new_event_id
 
 bp = Blueprint("practice", __name__)
 
@@ -58,13 +59,7 @@ def begin_attempt(card, scenario) -> events.Attempt:
 
 @bp.get("/")
 def index():
-    role = request.args.get("role", "").strip()
-    tag = request.args.get("tag", "").strip()
-    query = request.args.get("q", "").strip()
-    bank = get_bank()
-    return render_template("bank.html", cards=bank.matching(role, tag, query), total=len(bank.cards),
-                           roles=bank.roles(), tags=bank.tags(), role=role, tag=tag, query=query,
-                           broken=len(bank.broken()))
+    return render_template("bank.html", **bank_context())
 
 
 @bp.get("/cards/<card_id>")
