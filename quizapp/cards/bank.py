@@ -78,6 +78,7 @@ class Bank:
     _loading: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _loaded: threading.Event = field(default_factory=threading.Event)
+    _public: tuple = (None, None)  # (the listing it was made from, the public copy)
 
     def refresh(self) -> Bank:
         """Read the folder again when a card file was added, removed or changed since the last look
@@ -110,9 +111,16 @@ class Bank:
         return self
 
     def public(self) -> Bank:
-        """The bank without its interview-only cards: a copy that never reloads (refresh this one, then ask again)."""
-        cards = {card_id: entry for card_id, entry in self.cards.items() if not entry.interview_only}
-        return Bank(self.folder, cards, self.diagnostics, frozen=True, _origin=self, _shared=self._shared)
+        """The bank without its interview-only cards: a copy that never reloads (refresh this one, then ask again).
+        One copy per listing: readers' requests ask for it each time, and copying 10,000 entries
+        costs more than their page."""
+        listing, copy = self._public
+        if listing is not self.cards:
+            listing = self.cards
+            cards = {card_id: entry for card_id, entry in listing.items() if not entry.interview_only}
+            copy = Bank(self.folder, cards, self.diagnostics, frozen=True, _origin=self, _shared=self._shared)
+            self._public = (listing, copy)
+        return copy
 
     def get(self, card_id: str) -> Card | None:
         """The card, fully loaded (the first time it is opened: outside any lock), or None when the

@@ -104,3 +104,14 @@ class _NoThread:
 
     def start(self):
         pass
+
+
+def test_the_public_copy_is_made_once_per_listing(write_card, monkeypatch):
+    monkeypatch.setattr(bank_module.threading, "Thread", _NoThread)
+    folder = copies(write_card, 3, "A card copied once")
+    bank = Bank(folder, refresh_seconds=0).refresh()
+    first = bank.public()
+    assert bank.public() is first and sorted(first.cards) == ["card-00", "card-01", "card-02"]
+    (folder / "card-01.md").unlink()
+    assert bank.refresh().public() is not first
+    assert sorted(bank.public().cards) == ["card-00", "card-02"]
