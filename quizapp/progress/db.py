@@ -1,9 +1,8 @@
-"""Open the SQLite database: WAL, a busy timeout, migrations applied, short write transactions;
-and how JSON columns (an event's detail and scenario) are stored."""
+"""Open the SQLite database: WAL, a busy timeout, migrations applied, short write transactions.
+(How JSON columns are stored: ``stored_json``.)"""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
@@ -47,16 +46,3 @@ def write(db: Database):
     else:
         db.conn.execute("COMMIT")
 
-
-def dump_object(value: dict | None) -> str | None:
-    """A JSON column's text: keys sorted, so the same object is always stored as the same text."""
-    return None if value is None else json.dumps(value, sort_keys=True)
-
-
-def load_object(text) -> dict:
-    """A stored JSON object; anything else (an old or imported row) reads as empty."""
-    try:
-        value = json.loads(text) if text else {}
-    except (TypeError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
