@@ -6,9 +6,9 @@ look, the last answer, the follow-up marks. ``events.insert_rows`` applies each 
 stores here in the same transaction, so reading an attempt is one primary-key lookup, however
 many events it holds: a client that sent ten thousand reveals costs what one reveal does.
 
-An event no newer than the newest of its card (an import, a first look kept in the session)
-is not applied on top: the card's row is rebuilt from its events instead (``rebuild``), as
-the migration that made the table did for every card.
+An event older than the row's newest fact (an import, a first look kept in the session), and
+a grade or reset, are not applied on top: the card's row is rebuilt from its events instead
+(``rebuild``), as the migration that made the table did for every card.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from .stored_json import load_object
 # The events that end an attempt; the next event starts a new one.
 ENDS = ("grade", "reset")
 # The table's columns after its key, as ``_load`` and ``_store`` read and write them.
-COLUMNS = ("ended_at", "last_at", "began_at", "opened_at", "revealed", "answer", "answer_detail", "answer_at",
+COLUMNS = ("ended_at", "changed_at", "began_at", "opened_at", "revealed", "answer", "answer_detail", "answer_at",
            "followups")
 
 
@@ -70,7 +70,7 @@ def current_attempt(db: Database, learner_id: str, card_id: str) -> Attempt:
         revealed=tuple(state["revealed"]),
         answer=state["answer"] if answered else "",
         feedback=load_object(state["answer_detail"]) if answered else None,
-        followups=state["followups"],
+        followups={stage: value for stage, (value, _) in state["followups"].items()},
         opened_at=_time(state["opened_at"]),
         began_at=_time(state["began_at"]),
         after=state["ended_at"],
@@ -88,15 +88,18 @@ def apply(db: Database, learner_id: str, rows: Iterable[dict]) -> None:
     for row in rows:
         by_card.setdefault(row["card_id"], []).append(row)
     for card_id, card_rows in by_card.items():
-        state = _load(db, learner_id, card_id)
+        stored = state = _load(db, learner_id, card_id)
         for row in card_rows:
-            if state is not None and row["at"] <= state["last_at"]:
-                # Not newer than what the row already holds: where it falls is for the events to say.
+            # A grade or reset may come before events already stored, which then start the next
+            # attempt; an event older than the row's newest fact may come before it. Either way
+            # where it falls is for the events to say.
+            if row["kind"] in ENDS or (state is not None and row["at"] < state["changed_at"]):
                 rebuild(db, learner_id, card_id)
                 break
             state = _advanced(state, row)
         else:
-            _store(db, learner_id, card_id, state)
+            if state != stored:  # a stage revealed again changes nothing: no write
+                _store(db, learner_id, card_id, state)
 
 
 def rebuild(db: Database, learner_id: str, card_id: str) -> None:
@@ -123,27 +126,36 @@ def rebuild_all(db: Database) -> None:
 
 def _new_state(ended_at: str) -> dict:
     """An attempt with no event yet, after the grade or reset at ``ended_at``."""
-    return {"ended_at": ended_at, "last_at": ended_at, "began_at": None, "opened_at": None, "revealed": [],
+    return {"ended_at": ended_at, "changed_at": ended_at, "began_at": None, "opened_at": None, "revealed": [],
             "answer": None, "answer_detail": None, "answer_at": None, "followups": {}}
 
 
 def _advanced(state: dict | None, row: dict) -> dict:
-    """The attempt after one more event, newer than every event before it."""
+    """The attempt after one more event (not a grade or reset), no older than its newest fact.
+
+    The row holds first times (the attempt's first event, its first open, each stage's first
+    reveal), which a later event never changes, and last ones (the answer, each follow-up's
+    mark, with their times), which every such event changes. So an event as new as the newest
+    fact lands where a replay of all the events would put it, and ``changed_at`` is the time
+    of the last event that changed anything.
+    """
     at, kind, stage = row["at"], row["kind"], row["stage"]
-    if kind in ENDS:
-        return _new_state(at)
     state = state or _new_state("")
-    state["last_at"] = at
-    state["began_at"] = state["began_at"] or at
+    if at <= state["ended_at"]:
+        return state  # part of an attempt already ended
+    new = {**state, "revealed": list(state["revealed"]), "followups": dict(state["followups"])}
+    new["began_at"] = new["began_at"] or at
     if kind == "open":
-        state["opened_at"] = state["opened_at"] or at
-    elif kind == "reveal" and stage and stage not in state["revealed"]:
-        state["revealed"].append(stage)
+        new["opened_at"] = new["opened_at"] or at
+    elif kind == "reveal" and stage and stage not in new["revealed"]:
+        new["revealed"].append(stage)
     elif kind == "answer":
-        state.update(answer=row["value"], answer_detail=row["detail"], answer_at=at)
+        new.update(answer=row["value"], answer_detail=row["detail"], answer_at=at)
     elif kind == "followup" and stage:
-        state["followups"][stage] = row["value"]
-    return state
+        new["followups"][stage] = [row["value"], at]
+    if new != state:
+        new["changed_at"] = at
+    return new
 
 
 def _load(db: Database, learner_id: str, card_id: str) -> dict | None:

@@ -138,14 +138,14 @@ def m007_attempts(db: Database):
             learner_id TEXT NOT NULL REFERENCES learners(id),
             card_id TEXT NOT NULL,
             ended_at TEXT NOT NULL,  -- the grade or reset that ended the attempt before ('' when none)
-            last_at TEXT NOT NULL,  -- the card's newest event: an event no newer is not applied on top
+            changed_at TEXT NOT NULL,  -- the last event that changed the row: an older one is not applied on top
             began_at TEXT,  -- the attempt's first event
             opened_at TEXT,  -- its first open
             revealed TEXT NOT NULL,  -- JSON: the stages, in the order first revealed
             answer TEXT,  -- the last answer's value, detail and time
             answer_detail TEXT,
             answer_at TEXT,
-            followups TEXT NOT NULL,  -- JSON: follow-up stage -> its last mark
+            followups TEXT NOT NULL,  -- JSON: follow-up stage -> [its last mark, that mark's time]
             PRIMARY KEY (learner_id, card_id)
         ) WITHOUT ROWID""")
     attempts.rebuild_all(db)

@@ -98,6 +98,18 @@ def test_an_event_older_than_the_cards_newest_is_placed_by_its_time(db):
     assert as_kept(db, LEARNER, CARD) == said_by_events(db, LEARNER, CARD)
 
 
+def test_events_that_changed_nothing_still_count_when_an_older_one_arrives(db):
+    record(db, "evt-fol-00001", "followup", "followup-1", "knew", when=1)
+    record(db, "evt-fol-00003", "followup", "followup-1", "knew", when=3)  # the same mark again
+    record(db, "evt-fol-00002", "followup", "followup-1", "missed", when=2)
+    assert events.current_attempt(db, LEARNER, CARD).followups == {"followup-1": "knew"}  # the mark at 3 s
+    record(db, "evt-rev-00001", "reveal", "short", when=4)
+    record(db, "evt-rev-00006", "reveal", "short", when=6)  # revealed again: nothing changes
+    record(db, "evt-grade-005", "grade", value="good", when=5)
+    assert events.current_attempt(db, LEARNER, CARD).revealed == ("short",)  # the reveal at 6 s
+    assert as_kept(db, LEARNER, CARD) == said_by_events(db, LEARNER, CARD)
+
+
 def test_an_import_merges_into_the_attempt_by_time(db, tmp_path):
     other_machine = connect(tmp_path / "other.sqlite")
     record(other_machine, "evt-open-0001", "open", when=1, learner=OTHER)
@@ -171,20 +183,23 @@ def test_the_migration_fills_the_table_from_the_events_stored_before_it(tmp_path
 def test_an_events_statements_do_not_grow_with_history(db):
     """Storing an event runs the same few statements for a new learner and for one with 2,000
     graded attempts and a current attempt of 1,000 reveals (each index lookup stays one)."""
-    def statements_of_one_event(event_id: str, when: float) -> list[str]:
+    def statements_of_one_event(event_id: str, stage: str, when: float) -> list[str]:
         run = []
         db.conn.set_trace_callback(run.append)
-        record(db, event_id, "reveal", "short", when=when)
+        record(db, event_id, "reveal", stage, when=when)
         db.conn.set_trace_callback(None)
-        return run
+        return [statement.split()[0] for statement in run]
 
-    first = statements_of_one_event("evt-first-001", 0)
+    first = statements_of_one_event("evt-first-001", "short", 0)
     for n in range(2000):
         for step, (kind, stage) in enumerate((("open", None), ("reveal", "short"), ("grade", None))):
             record(db, f"evt-h-{n:05d}-{step}", kind, stage, "good" if kind == "grade" else None,
                    when=1 + n * 3 + step)
     for n in range(1000):
         record(db, f"evt-long-{n:05d}", "reveal", ("short", "full")[n % 2], when=10_000 + n)
-    later = statements_of_one_event("evt-later-001", 20_000)
-    assert len(first) == len(later) <= 7
-    assert [s.split()[0] for s in later] == ["BEGIN", "INSERT", "INSERT", "UPDATE", "SELECT", "INSERT", "COMMIT"]
+    new_stage = statements_of_one_event("evt-later-001", "followup-1", 20_000)
+    again = statements_of_one_event("evt-later-002", "short", 20_001)
+    assert first == new_stage == ["BEGIN", "INSERT", "INSERT", "UPDATE", "SELECT", "INSERT", "COMMIT"]
+    # A stage revealed again changes nothing in the attempt: its row is read, not written.
+    assert again == ["BEGIN", "INSERT", "INSERT", "UPDATE", "SELECT", "COMMIT"]
+    assert as_kept(db, LEARNER, CARD) == said_by_events(db, LEARNER, CARD)
