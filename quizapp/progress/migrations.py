@@ -132,7 +132,8 @@ def m006_profile_usage(db: Database):
 def m007_attempts(db: Database):
     # Each learner's current attempt at each card (progress/attempts.py), kept with every event:
     # a card page reads one row instead of aggregating the attempt's events. Filled from the
-    # events stored so far.
+    # events stored so far by attempts.rebuild, the one derivation (a later change to the
+    # table's columns comes with a migration of its own).
     db.execute("""
         CREATE TABLE attempts (
             learner_id TEXT NOT NULL REFERENCES learners(id),
