@@ -15,7 +15,7 @@ from quizapp.web.storage import get_db
 
 CARD = "kv-pool-users"
 ORIGIN = {"Origin": "http://localhost"}
-STEPS_PER_TICK = 10
+STEPS_PER_TICK = 1
 
 
 class Watch:
