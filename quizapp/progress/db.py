@@ -1,10 +1,10 @@
-"""Open the SQLite database: WAL, a busy timeout, migrations applied, short write transactions;
-and how JSON columns (an event's detail and scenario) are stored."""
+"""Open the SQLite database: WAL, a busy timeout, migrations applied, short write transactions.
+(How JSON columns are stored: ``stored_json``.)"""
 
 from __future__ import annotations
 
-import json
 import sqlite3
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -13,6 +13,11 @@ from sqlite_utils import Database
 from .migrations import migrations
 
 BUSY_TIMEOUT_MS = 15_000
+# One writer at a time among this process's threads. A thread that finds SQLite's write lock
+# taken sleeps in the busy handler (1, 2, 5, 10 ms ... between tries) long after the lock is
+# free again; waiting here instead wakes the next writer the moment the one before commits.
+# Reentrant: a writer may open a transaction on another database file.
+_writers = threading.RLock()
 
 
 def connect(path: str | Path, migrate: bool = True) -> Database:
@@ -36,27 +41,20 @@ def write(db: Database):
     """A short write transaction that takes the write lock up front.
 
     BEGIN IMMEDIATE waits (up to the busy timeout) for the lock instead of failing with
-    "database is locked" when a read transaction later tries to write.
+    "database is locked" when a read transaction later tries to write. Threads of one process
+    queue for it in turn (``_writers``); other processes through the busy timeout.
     """
-    db.conn.execute("BEGIN IMMEDIATE")
+    if not _writers.acquire(timeout=BUSY_TIMEOUT_MS / 1000):
+        raise sqlite3.OperationalError("database is locked (another thread of this process kept writing)")
     try:
-        yield db
-    except BaseException:
-        db.conn.rollback()
-        raise
-    else:
-        db.conn.execute("COMMIT")
+        db.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.conn.rollback()
+            raise
+        else:
+            db.conn.execute("COMMIT")
+    finally:
+        _writers.release()
 
-
-def dump_object(value: dict | None) -> str | None:
-    """A JSON column's text: keys sorted, so the same object is always stored as the same text."""
-    return None if value is None else json.dumps(value, sort_keys=True)
-
-
-def load_object(text) -> dict:
-    """A stored JSON object; anything else (an old or imported row) reads as empty."""
-    try:
-        value = json.loads(text) if text else {}
-    except (TypeError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}

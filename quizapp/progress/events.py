@@ -7,17 +7,19 @@ FSRS, in the same transaction, so a retried grade never schedules a card twice.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Iterable
 
 from sqlite_utils import Database
 
 from ..calc import FieldError
-from . import quota, scheduling
-from .clock import iso, now_utc, parse_iso
-from .db import dump_object, load_object, write
+from . import attempts, quota, scheduling
+from .attempts import Attempt, current_attempt  # noqa: F401 (the web layer reads attempts from here)
+from .clock import iso, now_utc
+from .db import write
 from .learners import ensure_learner
+from .stored_json import dump_object, load_object
 
 KINDS = ("open", "reveal", "answer", "grade", "followup", "reset")
 EVENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{8,100}$")
@@ -108,7 +110,8 @@ def record(db: Database, learner_id: str, event: Event, at: datetime | None = No
         moment = at or now_utc()
         ensure_learner(db, learner_id, moment)
         # Measured before the grade is stored: the grade closes the attempt it measures.
-        duration = _attempt_duration_ms(db, learner_id, event.card_id, moment) if event.kind == "grade" else None
+        duration = current_attempt(db, learner_id, event.card_id).duration_ms(moment) if event.kind == "grade" \
+            else None
         row = {"event_id": event.event_id, "card_id": event.card_id, "kind": event.kind, "stage": event.stage,
                "value": event.value, "detail": dump_object(event.detail), "scenario": dump_object(event.scenario),
                "at": event.at or iso(moment)}
@@ -143,10 +146,11 @@ def insert_rows(db: Database, learner_id: str, rows: Iterable[dict]) -> int:
     """Store rows as the events table holds them (detail and scenario as JSON text), skipping any
     whose event_id this learner has stored already. Returns how many were added.
 
-    Rows only: a grade stored here schedules nothing (``record`` does that). Counted against the
-    profile's quota (raises ``quota.ProfileFull`` past it). Call inside a write transaction.
+    Rows and their cards' attempts (``attempts.apply``): a grade stored here schedules nothing
+    (``record`` does that). Counted against the profile's quota (raises ``quota.ProfileFull``
+    past it). Call inside a write transaction.
     """
-    added = size = 0
+    added, size = [], 0
     for row in rows:
         cursor = db.execute(
             "INSERT OR IGNORE INTO events (event_id, learner_id, card_id, kind, stage, value, detail, scenario, at) "
@@ -154,10 +158,11 @@ def insert_rows(db: Database, learner_id: str, rows: Iterable[dict]) -> int:
             [row["event_id"], learner_id, row["card_id"], row["kind"], row["stage"], row["value"], row["detail"],
              row["scenario"], row["at"]])
         if cursor.rowcount:
-            added += 1
+            added.append(row)
             size += quota.row_bytes({key: row[key] for key in EXPORTED})
-    quota.count_stored(db, learner_id, added, size)
-    return added
+    quota.count_stored(db, learner_id, len(added), size)
+    attempts.apply(db, learner_id, added)
+    return len(added)
 
 
 # An event as the export writes it (and the quota counts it).
@@ -165,11 +170,8 @@ EXPORTED = ("event_id", "card_id", "kind", "stage", "value", "detail", "scenario
 
 
 def attempt_start(db: Database, learner_id: str, card_id: str) -> str:
-    """The time the current attempt began: after the last grade or reset of the card."""
-    row = db.execute(
-        "SELECT MAX(at) FROM events WHERE learner_id = ? AND card_id = ? AND kind IN ('grade', 'reset')",
-        [learner_id, card_id]).fetchone()
-    return row[0] or ""
+    """The time the current attempt began: after the last grade or reset of the card ("" when none)."""
+    return current_attempt(db, learner_id, card_id).after
 
 
 def attempt_events(db: Database, learner_id: str, card_id: str) -> list[dict]:
@@ -185,64 +187,6 @@ def attempt_events(db: Database, learner_id: str, card_id: str) -> list[dict]:
         event["detail"] = load_object(event["detail"])
         event["scenario"] = load_object(event["scenario"])
     return events
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """A reader's current attempt at a card: what they did since its last grade or reset."""
-
-    revealed: tuple[str, ...] = ()      # stages, in the order they were first revealed
-    answer: str | None = ""             # the answer typed last
-    feedback: dict | None = None        # that answer's grade, as its event's detail
-    followups: dict[str, str] = field(default_factory=dict)  # follow-up stage -> "knew" or "missed"
-    opened_at: datetime | None = None   # when the card was first shown in this attempt
-    started: bool = False               # any event yet: an open, or one sent through the API
-
-    def elapsed_ms(self, moment: datetime) -> int | None:
-        """Milliseconds from opening the card to ``moment``; None when it was not opened in this attempt."""
-        if self.opened_at is None:
-            return None
-        return max(0, int((moment - self.opened_at).total_seconds() * 1000))
-
-
-def current_attempt(db: Database, learner_id: str, card_id: str) -> Attempt:
-    """The learner's current attempt at the card, read from its events.
-
-    Each part is one aggregate query, so the cost does not grow with the attempt's events (a
-    reader who revealed a stage ten thousand times costs what one who revealed it once does).
-    """
-    since = attempt_start(db, learner_id, card_id)
-    where = "learner_id = ? AND card_id = ? AND at > ? AND kind = ?"
-
-    def rows(select: str, kind: str, tail: str = "") -> list:
-        return db.execute(f"SELECT {select} FROM events WHERE {where} {tail}",
-                          [learner_id, card_id, since, kind]).fetchall()
-
-    revealed = rows("stage, MIN(at) AS first", "reveal", "GROUP BY stage ORDER BY first")
-    answer = rows("value, detail", "answer", "ORDER BY at DESC LIMIT 1")
-    # SQLite gives the bare columns of the row that holds MAX(at): each follow-up's last mark.
-    followups = rows("stage, value, MAX(at)", "followup", "GROUP BY stage")
-    opened = rows("MIN(at)", "open")[0][0]
-    started = db.execute("SELECT 1 FROM events WHERE learner_id = ? AND card_id = ? AND at > ? AND "
-                         "kind NOT IN ('grade', 'reset') LIMIT 1", [learner_id, card_id, since]).fetchone()
-    return Attempt(
-        revealed=tuple(stage for stage, _ in revealed),
-        answer=answer[0][0] if answer else "",
-        feedback=load_object(answer[0][1]) if answer else None,
-        followups={stage: value for stage, value, _ in followups},
-        opened_at=parse_iso(opened) if opened else None,
-        started=started is not None,
-    )
-
-
-def _attempt_duration_ms(db: Database, learner_id: str, card_id: str, moment: datetime) -> int | None:
-    since = attempt_start(db, learner_id, card_id)
-    row = db.execute("SELECT MIN(at) FROM events WHERE learner_id = ? AND card_id = ? AND at > ? AND "
-                     "kind != 'grade'", [learner_id, card_id, since]).fetchone()
-    if not row or not row[0]:
-        return None
-    started = parse_iso(row[0])
-    return max(0, int((moment - started).total_seconds() * 1000))
 
 
 def history(db: Database, learner_id: str, card_id: str | None = None, limit: int = 200) -> list[dict]:

@@ -55,6 +55,6 @@ def name_if_unnamed(db: Database, learner_id: str, name: str) -> None:
 def forget(db: Database, learner_id: str) -> None:
     """Delete every row of this learner."""
     with write(db):
-        for table in ("review_log", "card_states", "events"):
+        for table in ("review_log", "card_states", "attempts", "events"):
             db.execute(f"DELETE FROM {table} WHERE learner_id = ?", [learner_id])
         db.execute("DELETE FROM learners WHERE id = ?", [learner_id])

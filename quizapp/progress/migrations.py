@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from sqlite_utils import Database, Migrations
 
+from . import attempts
 from .quota import row_bytes
 
 migrations = Migrations("quizapp")
@@ -125,6 +126,38 @@ def m006_profile_usage(db: Database):
                 rows += 1
                 size += row_bytes(dict(zip(exported, row)))
         db.execute("UPDATE learners SET stored_rows = ?, stored_bytes = ? WHERE id = ?", [rows, size, learner_id])
+
+
+@migrations()
+def m007_attempts(db: Database):
+    # Each learner's current attempt at each card (progress/attempts.py), kept with every event:
+    # a card page reads one row instead of aggregating the attempt's events. Filled from the
+    # events stored so far by attempts.rebuild, the one derivation (a later change to the
+    # table's columns comes with a migration of its own).
+    db.execute("""
+        CREATE TABLE attempts (
+            learner_id TEXT NOT NULL REFERENCES learners(id),
+            card_id TEXT NOT NULL,
+            ended_at TEXT NOT NULL,  -- the grade or reset that ended the attempt before ('' when none)
+            changed_at TEXT NOT NULL,  -- the last event that changed the row: an older one is not applied on top
+            began_at TEXT,  -- the attempt's first event
+            opened_at TEXT,  -- its first open
+            revealed TEXT NOT NULL,  -- JSON: the stages, in the order first revealed
+            answer TEXT,  -- the last answer's value, detail and time
+            answer_detail TEXT,
+            answer_at TEXT,
+            followups TEXT NOT NULL,  -- JSON: follow-up stage -> [its last mark, that mark's time]
+            PRIMARY KEY (learner_id, card_id)
+        ) WITHOUT ROWID""")
+    attempts.rebuild_all(db)
+
+
+@migrations()
+def m008_events_without_time_index(db: Database):
+    # Each index costs every event stored. (learner, card, at) served the reads of the current
+    # attempt that progress/attempts.py now answers; (learner, card, kind, at) serves the rest
+    # (a rebuilt attempt, a card's last grade), and a card's history sorts its own rows.
+    db.execute("DROP INDEX idx_events_learner_id_card_id_at")
 
 
 # The columns an export writes for each row, as they stood when m004 counted them.

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from quizapp.progress import events, learners, quota, transfer
-from quizapp.progress.db import connect, dump_object, write
+from quizapp.progress.db import connect, write
+from quizapp.progress.stored_json import dump_object
 from quizapp.progress.events import Event
 from quizapp.progress.migrations import migrations
 
