@@ -5,6 +5,7 @@ What a card page shows is built in ``card_page``; the views here record what the
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime, timezone
 
 from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, session, url_for
@@ -53,7 +54,11 @@ def begin_attempt(card, scenario) -> events.Attempt:
     pending = session.get(PENDING_OPEN)
     if pending and pending.get("card") == card.id:
         session.pop(PENDING_OPEN)
-        record(card, "open", scenario, at=parse_iso(pending["at"]))
+        # Its id comes from the look itself: a cookie sent again from before the pop (a second
+        # tab, a replaying client) finds it stored, instead of adding an open in the past, which
+        # would make the attempt be rebuilt from all its events on every request.
+        record(card, "open", scenario, at=parse_iso(pending["at"]),
+               event_id=f"open-{uuid.uuid5(uuid.NAMESPACE_URL, card.id + '|' + pending['at']).hex}")
     return events.current_attempt(get_db(), learner_id(), card.id)
 
 

@@ -205,3 +205,22 @@ def test_dashboard_renders_charts_without_javascript(client, reader):
     assert page.count("<svg") == 4  # per day; by role: seen, known; by tag
     assert "Reviews per day" in page and "Inference Engineering" in page
     assert 'id="stat-reviews">1<' in page
+
+
+def test_a_first_look_replayed_from_an_old_cookie_is_stored_once(client, reader, monkeypatch):
+    """The first look waits in the session until the first reveal stores it. A request that sends
+    the cookie from before that (a second tab, a replaying client) finds that open stored: no second
+    open in the past, and no rebuilding the attempt from its events on every request."""
+    from quizapp.progress import attempts
+
+    reader.open()
+    before_reveal = client.get_cookie("session").value
+    rebuilt = []
+    real_rebuild = attempts.rebuild
+    monkeypatch.setattr(attempts, "rebuild", lambda *a: rebuilt.append(a) or real_rebuild(*a))
+    for _ in range(3):
+        client.set_cookie("session", before_reveal)
+        assert reader.reveal("short").status_code == 200
+    kinds = [row["kind"] for row in client.get("/me/export").get_json()["events"]]
+    assert kinds.count("open") == 1 and kinds.count("reveal") == 3
+    assert rebuilt == []
