@@ -7,6 +7,7 @@ file version and each scenario is computed once.
 from __future__ import annotations
 
 import re
+import threading
 import traceback
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -50,10 +51,21 @@ def to_html(text: str, inline: bool) -> str:
 
 
 def _to_html(text: str, inline: bool) -> str:
-    html = markdown.markdown(text, extensions=["fenced_code", "tables", "sane_lists"])
+    html = _converter().reset().convert(text)
     if inline and html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
         html = html[3:-4]
     return sanitize(html)
+
+
+# Making a Markdown converter (its extensions, patterns and processors) cost twice what converting
+# a stage's text does; one converter per thread is reset between texts (one is not thread-safe).
+_converters = threading.local()
+
+
+def _converter() -> markdown.Markdown:
+    if not hasattr(_converters, "markdown"):
+        _converters.markdown = markdown.Markdown(extensions=["fenced_code", "tables", "sane_lists"])
+    return _converters.markdown
 
 
 # A rendered piece is a few kilobytes: a few megabytes at most.

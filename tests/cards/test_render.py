@@ -35,3 +35,19 @@ def test_calc_keeps_the_pool_bytes_like_a_reader_switch(write_card):
     html = render_piece(card, "full", resolve_scenario(card, None, {})).html
     reader = resolve_scenario(card, None, {"model": "meta-llama/Llama-3.1-8B-Instruct"}).result["users_fit"]
     assert f"Llama fits {reader} users." in html and reader == 42
+
+
+def test_the_reused_markdown_converter_carries_nothing_from_one_text_to_the_next():
+    """One converter per thread, reset between texts: a reference defined in one text does not
+    link in the next, and each text converts as a fresh converter would."""
+    import markdown
+
+    from quizapp.cards.render import _to_html
+
+    defines = "See [the docs][d].\n\n[d]: https://docs.vllm.ai/\n"
+    uses = "See [the docs][d]."
+    table = "| a | b |\n|---|---|\n| 1 | 2 |\n\n```\ncode\n```"
+    assert 'href="https://docs.vllm.ai/"' in _to_html(defines, inline=False)
+    assert "href" not in _to_html(uses, inline=False)
+    fresh = markdown.markdown(table, extensions=["fenced_code", "tables", "sane_lists"])
+    assert "<table>" in fresh and _to_html(table, inline=False).startswith("<table>")
