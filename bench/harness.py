@@ -167,6 +167,12 @@ def run_bounded(command: list[str], limit_s: float, cwd: Path, env: dict, log: P
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
+def _machine_idle_ticks() -> int:
+    """CPU time the whole machine spent idle (iowait included)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return fields[3] + fields[4]
+
+
 def _machine_busy_ticks() -> int:
     """CPU time used on the whole machine, steal (other VMs on the host) included; idle and iowait not."""
     fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
@@ -206,10 +212,21 @@ class CpuWatch:
         self.groups = groups
         self.began = time.monotonic()
         self.busy, self.ours = _machine_busy_ticks(), _group_ticks(groups) + _own_ticks()
+        self.idle = _machine_idle_ticks()
+
+    def _capacity(self) -> float:
+        return (time.monotonic() - self.began) * (os.cpu_count() or 1) * CLOCK_TICKS
+
+    def idle_share(self) -> float:
+        """The share of the CPUs that sat idle: high while wrk keeps 10 connections busy means the
+        server left a core unused (its workers are one Python process each, one core at most, and
+        wrk's keep-alive connections fall between them as the kernel hands them out)."""
+        capacity = self._capacity()
+        return max(0.0, _machine_idle_ticks() - self.idle) / capacity if capacity else 0.0
 
     def others_share(self) -> float:
         busy, ours = _machine_busy_ticks(), _group_ticks(self.groups) + _own_ticks()
-        capacity = (time.monotonic() - self.began) * (os.cpu_count() or 1) * CLOCK_TICKS
+        capacity = self._capacity()
         return max(0.0, (busy - self.busy) - (ours - self.ours)) / capacity if capacity else 0.0
 
 
@@ -242,6 +259,7 @@ class Figure:
     answered_2xx: int | None = None
     answered_201: int | None = None
     others_cpu: float = 0.0  # share of the machine's CPU that other work took during the run
+    idle_cpu: float = 0.0  # share of the machine's CPU left idle during the run
 
     @property
     def per_second(self) -> float:
@@ -325,4 +343,5 @@ def run_wrk(port: int, load: Load, seconds: float, workdir: Path, tag: str, grou
         answered_2xx=data["answered_2xx"] if counted else None,
         answered_201=data["answered_201"] if counted else None,
         others_cpu=watch.others_share(),
+        idle_cpu=watch.idle_share(),
     )

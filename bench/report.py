@@ -17,6 +17,7 @@ from harness import Figure
 ROOT = Path(__file__).resolve().parent.parent
 # A run during which other work took this share of the machine's CPUs is flagged in the report.
 DISTURBED = 0.10
+IDLED = 0.25  # a run whose CPUs idled more had a worker short of connections (see write_results)
 PACKAGES = ("flask", "werkzeug", "jinja2", "gunicorn", "sqlite-utils", "markdown", "nh3", "PyYAML", "fsrs", "click")
 
 
@@ -57,7 +58,8 @@ def print_line(outcome: Outcome) -> None:
         return
     f = outcome.figure
     others = f"other work took {f.others_cpu:.0%} of the CPUs" if f.others_cpu >= DISTURBED else ""
-    extra = "; ".join(filter(None, [outcome.error_text(), others, *outcome.notes]))
+    idle = f"the CPUs idled {f.idle_cpu:.0%} of the run" if f.idle_cpu >= IDLED else ""
+    extra = "; ".join(filter(None, [outcome.error_text(), others, idle, *outcome.notes]))
     print(f"{head} {f.per_second:>7,.0f} req/s  p50 {f.p50_ms:6.1f} ms  p99 {f.p99_ms:6.1f} ms  "
           f"{outcome.ratio:4.2f}x hello" + (f"  | {extra}" if extra else ""), flush=True)
 
@@ -297,6 +299,10 @@ def write_results(path: Path, info: dict, args, outcomes: list[Outcome], banks: 
         "Figures are medians over the rounds; the ratio is to the hello world of the same round. "
         "\"Other work's CPU\" is the share of the machine's CPUs that went to processes other than the "
         "benchmark's (and to other VMs, as steal) during each run: above 10 %, that run's figures are low. "
+        "\"CPUs idle\" is the share the machine left unused during each run: with wrk keeping 10 connections "
+        "busy, above 25 % means the server left a core unused (each gunicorn worker is one Python process, one "
+        "core at most, and the kernel hands wrk's keep-alive connections to the workers unevenly now and "
+        "then), which happens to the hello world too: that run's ratio is off. "
         "See bench/README.md for what each line measures.",
         "",
         "## Machine and software",
@@ -311,8 +317,8 @@ def write_results(path: Path, info: dict, args, outcomes: list[Outcome], banks: 
         "",
         "## Throughput against Flask's hello world",
         "",
-        "| measurement | req/s | p50 ms | p99 ms | x hello world | per round | other work's CPU | notes |",
-        "|---|---:|---:|---:|---:|---|---|---|",
+        "| measurement | req/s | p50 ms | p99 ms | x hello world | per round | other work's CPU | CPUs idle | notes |",
+        "|---|---:|---:|---:|---:|---|---|---|---|",
     ]
     for summary in summaries.values():
         lines.append(_summary_row(summary))
@@ -342,16 +348,17 @@ def _loads(values) -> str:
 
 def _summary_row(summary: Summary) -> str:
     if summary.skipped:
-        return f"| {summary.label} | {summary.skipped} | | | | | | |"
+        return f"| {summary.label} | {summary.skipped} | | | | | | | |"
     per_round = ", ".join(f"{o.ratio:.2f}" if o.figure else "–" for o in summary.outcomes)
     if summary.key == "hello":
         per_round = ", ".join(f"{o.figure.per_second:,.0f}" for o in summary.outcomes) + " req/s"
     notes = "; ".join(dict.fromkeys(n for o in summary.outcomes for n in [o.error_text(), *o.notes] if n))
     others = ", ".join(f"{o.figure.others_cpu:.0%}" if o.figure else "–" for o in summary.outcomes)
+    idle = ", ".join(f"{o.figure.idle_cpu:.0%}" if o.figure else "–" for o in summary.outcomes)
     return (f"| {summary.label} | {_cell(summary.median(lambda o: o.figure.per_second), ',.0f')} "
             f"| {_cell(summary.median(lambda o: o.figure.p50_ms), '.1f')} "
             f"| {_cell(summary.median(lambda o: o.figure.p99_ms), '.1f')} "
-            f"| {_cell(summary.median(lambda o: o.ratio), '.2f')} | {per_round} | {others} | {notes} |")
+            f"| {_cell(summary.median(lambda o: o.ratio), '.2f')} | {per_round} | {others} | {idle} | {notes} |")
 
 
 def _bank_section(banks: dict) -> list[str]:
