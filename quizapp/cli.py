@@ -64,9 +64,12 @@ def serve(host, port, db_path, questions_dir, workers, threads, dev, secure_cook
     if dev:
         app.run(host=host, port=port, debug=True)
         return
-    from .server import run_gunicorn
+    from .server import PortInUse, run_gunicorn
 
-    run_gunicorn(app, host, port, workers, threads)
+    try:
+        run_gunicorn(app, host, port, workers, threads)
+    except PortInUse as taken:
+        fail(str(taken))
 
 
 def _author_link(app, host: str, port: int, dev: bool) -> str | None:
