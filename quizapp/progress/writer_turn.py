@@ -2,8 +2,8 @@
 each woken within milliseconds of the one before committing.
 
 SQLite's own wait (the busy handler) sleeps 1, 2, 5, 10, 15, 20, 25 … ms between tries, so a
-writer that finds the lock taken sleeps on long after it is free: under load, writers of two
-gunicorn workers waited up to a second for a lock held 0.1 ms at a time, and the CPUs idled.
+writer that finds the lock taken sleeps on long after it is free: with two gunicorn workers
+posting events, each commit holding the lock about 0.1 ms, the CPUs idled 30 % of the time.
 Writers queue here instead: the threads of a process on a lock, the processes on an ``flock``
 of a file beside the database, tried every 0.5 ms at most (one waiting thread per process:
 2,000 tries a second is cheap beside an idle core). Both give up after the timeout with
