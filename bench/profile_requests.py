@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Milliseconds per request in-process (Flask's test client, no server), for the storage-heavy requests.
+"""Milliseconds per request in-process (Flask's test client, no server), for bench/run's requests.
 
-Not a test and not bench/run: a quick look while changing the write path, with the bodies and
-headers bench/run sends (``bench/readers.py``). Optionally a pyinstrument profile of one kind.
+Not a test and not bench/run: a quick look while changing a page or the write path, with the
+bodies and headers bench/run sends (``bench/readers.py``), beside Flask's hello world under the
+same client. Optionally a pyinstrument profile of one kind.
 
     .venv/bin/python bench/profile_requests.py                   # every kind, 300 requests each
     .venv/bin/python bench/profile_requests.py --profile event   # and pyinstrument's tree of one
@@ -50,6 +51,9 @@ def json_post_headers(token: str) -> dict:
 
 def requests_of(app, kind: str, learners: dict):
     """A function that makes request number n of this kind (as bench/run.py makes it)."""
+    if kind == "hello":
+        client = app.test_client()
+        return lambda n: client.get("/")
     if kind == "event":
         client, token = new_client(app)
         return lambda n: client.post("/api/progress/events", headers=json_post_headers(token), data=json.dumps(
@@ -60,13 +64,19 @@ def requests_of(app, kind: str, learners: dict):
         return lambda n: client.post(f"{PAGE}/reveal/short", headers={**json_post_headers(token),
                                                                       "Accept": "application/json"},
                                      data={"event_id": f"profile-reveal-{n:06d}"})
+    if kind == "first_visit":
+        return lambda n: app.test_client().get(PAGE)
     client, _ = new_client(app, learners.get(kind))
+    if kind in PAGES:
+        return lambda n: client.get(PAGES[kind].format(n=n))
     if kind == "revealed":
         client.post(f"{PAGE}/reveal/short", headers=json_post_headers(_), data={"event_id": "profile-rev-once"})
     return lambda n: client.get(PAGE)
 
 
-KINDS = ("event", "reveal", "revealed", "long_attempt", "history")
+# Pages read by a returning reader; {n} is the request's number.
+PAGES = {"bank": "/", "card": PAGE, "scenario": PAGE + "?pool_tokens={n}0007", "values": f"/api/cards/{CARD}/values"}
+KINDS = ("hello", *PAGES, "first_visit", "event", "reveal", "revealed", "long_attempt", "history")
 
 
 def main() -> None:
@@ -78,6 +88,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         db_path = Path(folder) / "profile.sqlite"
         app = create_app({"DATABASE": str(db_path), "QUESTIONS_DIR": str(ROOT / "questions")})
+        from hello import app as hello_app
         card_ids = sorted(m.group(1) for p in (ROOT / "questions").glob("*.md")
                           if (m := re.search(r"^id:\s*(\S+)", p.read_text(encoding="utf-8"), re.MULTILINE)))
         kinds = args.only or ([args.profile] if args.profile else KINDS)
@@ -88,21 +99,21 @@ def main() -> None:
             learners["long_attempt"] = seed_learner(db_path, one_long_attempt(CARD, ["short"], SEEDED_EVENTS),
                                                     timedelta(hours=1))
         for kind in kinds:
-            make = requests_of(app, kind, learners)
+            make = requests_of(hello_app if kind == "hello" else app, kind, learners)
             make(0)  # warm the caches: the card's render, the scenario
             profiler = None
             if kind == args.profile:
                 from pyinstrument import Profiler
                 profiler = Profiler(interval=0.0002)
                 profiler.start()
-            began = time.perf_counter()
+            began = time.process_time()
             for n in range(1, args.requests + 1):
                 response = make(n)
                 assert response.status_code < 400, (kind, response.status_code, response.text[:300])
-            elapsed = time.perf_counter() - began
+            elapsed = time.process_time() - began
             if profiler:
                 profiler.stop()
-            print(f"{kind:14} {1000 * elapsed / args.requests:7.2f} ms per request")
+            print(f"{kind:14} {1000 * elapsed / args.requests:7.2f} ms of CPU per request")
             if profiler:
                 print(profiler.output_text(unicode=True, color=False, show_all=False))
 
