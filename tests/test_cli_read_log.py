@@ -8,18 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from quizapp.cli import main
+from .test_cli import run
 
 LOGS = Path(__file__).parent / "calc" / "data" / "logs"
 L4_LOG = str(LOGS / "qwen3-8b-l4.log")
-
-
-def run(capsys, *args):
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return exit_info.value.code or 0, out.out, out.err
 
 
 def test_read_log_json_has_the_figures_the_implied_bytes_and_the_prediction(capsys):

@@ -13,20 +13,6 @@ from . import test_security
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 
 
-@pytest.fixture
-def broken_bank(tmp_path, questions_dir):
-    """A questions folder with the seed card and a copy of it with an unknown value on a known line."""
-    folder = tmp_path / "questions"
-    folder.mkdir()
-    seed = (questions_dir / "kv-pool-users.md").read_text(encoding="utf-8")
-    (folder / "kv-pool-users.md").write_text(seed, encoding="utf-8")
-    broken = seed.replace("id: kv-pool-users", "id: broken").replace("{{ users_fit | commas }} users with",
-                                                                       "{{ users_fits | commas }} users with")
-    (folder / "broken.md").write_text(broken, encoding="utf-8")
-    line = next(i for i, text in enumerate(broken.splitlines(), 1) if "users_fits" in text)
-    return folder, line
-
-
 def client_for(tmp_path, folder, **config):
     return create_app({"TESTING": True, "QUESTIONS_DIR": str(folder), "DATABASE": str(tmp_path / "db.sqlite"),
                        **config}).test_client()

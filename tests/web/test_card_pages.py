@@ -173,19 +173,12 @@ def test_reset_hides_the_answers_again(client, reader):
     assert SHORT_TEXT not in page
 
 
-def test_broken_card_is_reported_and_the_bank_still_serves(tmp_path, questions_dir):
-    folder = tmp_path / "questions"
-    folder.mkdir()
-    seed = (questions_dir / "kv-pool-users.md").read_text(encoding="utf-8")
-    (folder / "kv-pool-users.md").write_text(seed, encoding="utf-8")
-    broken = seed.replace("id: kv-pool-users", "id: broken").replace("{{ users_fit | commas }} users with",
-                                                                       "{{ users_fits | commas }} users with")
-    (folder / "broken.md").write_text(broken, encoding="utf-8")
+def test_broken_card_is_reported_and_the_bank_still_serves(tmp_path, broken_bank):
+    folder, line = broken_bank
     client = create_app({"TESTING": True, "QUESTIONS_DIR": str(folder),
                          "DATABASE": str(tmp_path / "db.sqlite")}).test_client()
     bank = client.get("/").text
     assert "How many users fit in the KV pool" in bank and "1 card with errors" in bank
-    line = next(i for i, l in enumerate(broken.splitlines(), 1) if "users_fits" in l)
     author = client.get("/author/").text
     assert f"broken.md:{line}: error: unknown value &#39;users_fits&#39;" in author
     assert client.get("/cards/kv-pool-users").status_code == 200
