@@ -8,7 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..lru import LRU
 from .diagnostics import Diagnostic
+
+# Rendered pieces a card keeps (pieces × scenarios): a few megabytes at most.
+RENDERS_KEPT = 4096
 
 if TYPE_CHECKING:
     from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -73,7 +77,8 @@ class Card:
     rubric: dict[str, list[str]] | None = None  # level name -> the points a candidate at that level makes
     warnings: list[Diagnostic] = field(default_factory=list)
     env: ImmutableSandboxedEnvironment | None = field(repr=False, default=None)  # holds the compiled pieces
-    render_cache: dict[tuple, Rendered] = field(repr=False, default_factory=dict)
+    # Each piece rendered per scenario, bounded (a reader may ask for any number of scenarios).
+    render_cache: LRU[Rendered] = field(repr=False, default_factory=lambda: LRU(RENDERS_KEPT))
 
     @property
     def levels(self) -> list[str]:

@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 ALLOWED_TAGS = {"p", "a", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote", "h3", "h4", "h5",
                 "table", "thead", "tbody", "tr", "th", "td", "br", "hr", "span", "sub", "sup"}
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "span": {"class", "title"}, "th": {"align"}, "td": {"align"}}
-CACHE_LIMIT = 4096
 
 
 @dataclass(frozen=True)
@@ -92,10 +91,7 @@ def render_piece(card: Card, key: str, scenario: Scenario, label: str = "this sc
         raise CardError(Diagnostic(card.path, _error_line(error, name, piece.line), "error",
                                    f"{label}: {_describe(error, scenario)}")) from None
     rendered = Rendered(to_html(text, piece.inline), piece.names, tuple(others))
-    if len(card.render_cache) >= CACHE_LIMIT:
-        card.render_cache.clear()
-    card.render_cache[cache_key] = rendered
-    return rendered
+    return card.render_cache.put(cache_key, rendered)
 
 
 class CalcValues:
