@@ -79,13 +79,12 @@ def panel(card, scenario, error, query: str) -> tuple[list[dict], Markup]:
     are drawn for this request; otherwise the card's file version, the variant and the query
     decide them, and they are drawn once."""
     if error:
-        rows = controls(card, scenario, error, request.args)
-        return rows, _draw_panel(rows)
+        return _drawn(controls(card, scenario, error, request.args))
     key = (card.path, card.mtime, scenario.variant, query)
     return _panels.get_or_make(key, lambda: _drawn(controls(card, scenario)))
 
 
-def _drawn(rows):
+def _drawn(rows: list[dict]) -> tuple[list[dict], Markup]:
     return rows, _draw_panel(rows)
 
 
