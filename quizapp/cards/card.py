@@ -95,8 +95,12 @@ class Card:
         return key_line(self.key_lines, dotted_key)
 
     def search_text(self) -> str:
-        """What the bank's search looks in: never an answer's text, which the reader has not revealed."""
-        return " ".join([self.title, *self.roles, *self.tags, self.pieces["question"].source]).lower()
+        return search_text(self.title, self.roles, self.tags, self.pieces["question"].source)
+
+
+def search_text(title: str, roles: list[str], tags: list[str], question: str) -> str:
+    """What the bank's search looks in: never an answer's text, which the reader has not revealed."""
+    return " ".join([title, *roles, *tags, question]).lower()
 
 
 def key_line(key_lines: dict[str, int], dotted_key: str) -> int:

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .card import Variant
+from .card import Variant, search_text
 from .diagnostics import CardError, Diagnostic
 from .front_matter import ID_PATTERN, check_interview_only, check_listing, check_scenario, check_space, \
     check_variants
@@ -51,8 +51,7 @@ class CardEntry:
     content: str = field(default="", repr=False)  # content_key of the text it was read from
 
     def search_text(self) -> str:
-        """What the bank's search looks in: never an answer's text, which the reader has not revealed."""
-        return " ".join([self.title, *self.roles, *self.tags, self.question]).lower()
+        return search_text(self.title, self.roles, self.tags, self.question)
 
 
 # The id line, top level in the front matter: its value is the one part of a card's text that
