@@ -309,21 +309,15 @@ def _known_verdict(entry: CardEntry) -> list[Diagnostic] | None:
     return [replace(d, path=entry.path, message=d.message.replace(path, entry.path)) for d in diagnostics]
 
 
-def load_files(paths, previous: dict[str, Card] | None = None, full: bool = False
-               ) -> tuple[dict[str, Card], list[Diagnostic]]:
+def load_files(paths, full: bool = False) -> tuple[dict[str, Card], list[Diagnostic]]:
     """Load card files: the cards that load, by id, and the diagnostics of each that does not.
-
-    A card unchanged since ``previous`` was loaded is reused, not parsed again. ``full``
-    checks every scenario of each card's space (``quizapp check``).
-    """
+    ``full`` checks every scenario of each card's space (``quizapp check``)."""
     cards: dict[str, Card] = {}
     diagnostics: list[Diagnostic] = []
-    by_path = {card.path: card for card in (previous or {}).values()}
     for path in paths:
         shown = display_path(path)
-        old = by_path.get(shown)
         try:
-            card = old if old and old.mtime == path.stat().st_mtime else _timed_load(path, shown, full)
+            card = _timed_load(path, shown, full)
         except (CardError, OSError) as error:
             diagnostics.extend(unreadable(shown, error))
             continue
