@@ -95,7 +95,7 @@ def seed_learner(db_path: Path, events: Iterator[Event], span: timedelta) -> str
     """A new learner whose events are stored through quizapp.progress, evenly over the ``span`` up to now."""
     from quizapp.progress import events as progress_events
     from quizapp.progress import learners
-    from quizapp.progress.db import connect
+    from quizapp.progress.db.connection import connect
 
     learner = learners.new_learner_id()
     rows = list(events)

@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from quizapp.calc.listings import GPU_COLUMNS, MODEL_COLUMNS, gpu_rows, markdown_table, model_rows  # noqa: E402
+from quizapp.calc.model.listings import GPU_COLUMNS, MODEL_COLUMNS, gpu_rows, markdown_table, model_rows
 
 BLOCKS = {
     "quizapp models --markdown": lambda: markdown_table(model_rows(), MODEL_COLUMNS),

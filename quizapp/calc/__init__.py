@@ -6,17 +6,16 @@ Other packages import from here, not from the modules inside.
 """
 
 from . import fmt
-from .attention import ATTENTION_KINDS, attention_kind
-from .catalog import canonical_model_id, gpu_entries, load_gpu, load_model, model_entries, model_ids, \
-    unknown_model_error
+from .model.attention import ATTENTION_KINDS, attention_kind
+from .model.catalog import canonical_model_id, gpu_entries, load_gpu, load_model, model_entries, model_ids, unknown_model_error
 from .compute import calculate
 from .errors import CalcError, FieldError, did_you_mean
 from .inputs import BY_NAME, FIELD_NAMES, FIELDS, Inputs, parse_field, parse_inputs
-from .layout import KV_CACHE_DTYPES, kv_cache_dtypes_for
-from .logparse import MAX_LOG_CHARS
-from .listings import gpu_prose_name
-from .logread import LogReading, read_log
-from .refusals import CHECK_FIELDS
+from .model.layout import KV_CACHE_DTYPES, kv_cache_dtypes_for
+from .log.parse import MAX_LOG_CHARS
+from .model.listings import gpu_prose_name
+from .log.read import LogReading, read_log
+from .sizing.refusals import CHECK_FIELDS
 from .needs import NEEDS, needs_text
 from .result import ALWAYS_PRESENT, VALUES, Quantity, Result
 from .versions import CURRENT as CURRENT_VLLM_VERSION

@@ -11,20 +11,20 @@ from __future__ import annotations
 from typing import Any
 
 from . import fmt
-from .blocks import choose_block_size, plan_blocks
-from .catalog import canonical_model_id, load_model
+from .sizing.blocks import choose_block_size, plan_blocks
+from .model.catalog import canonical_model_id, load_model
 from .errors import CalcError
 from .inputs import Inputs, parse_inputs
-from .layout import build_layout, uniform_layout
-from .maxlen import default_max_model_len
-from .memory import WEIGHTS_ERRORS, in_flight, memory_budget, weights_ratio, why_not_counted
-from .modelconfig import ModelConfig, parse_config
-from .pool import pool, users
-from .prefixcache import mamba_cache
-from .refusals import model_length_check, start_checks
+from .model.layout import build_layout, uniform_layout
+from .model.maxlen import default_max_model_len
+from .sizing.memory import WEIGHTS_ERRORS, in_flight, memory_budget, weights_ratio, why_not_counted
+from .model.config import ModelConfig, parse_config
+from .sizing.pool import pool, users
+from .sizing.prefix_caching import mamba_cache
+from .sizing.refusals import model_length_check, start_checks
 from .result import Result
 from .versions import check_served, rules_for
-from .weights import count_parameters
+from .model.weights import count_parameters
 
 
 def calculate(data: dict[str, Any] | Inputs) -> Result:

@@ -13,8 +13,8 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from .errors import CalcError, did_you_mean
-from .layout import KV_CACHE_DTYPES
-from .weights import WEIGHTS_DTYPES
+from .model.layout import KV_CACHE_DTYPES
+from .model.weights import WEIGHTS_DTYPES
 
 MAX_INT = 2**53
 BLOCK_SIZES = (1, 8, 16, 32, 64, 128, 256)  # vLLM's BlockSize choices

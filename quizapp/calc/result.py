@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .blocks import BlockPlan
-from .catalog import describe_attention
+from .sizing.blocks import BlockPlan
+from .model.catalog import describe_attention
 from .inputs import Inputs
-from .layout import Layout
-from .modelconfig import ModelConfig
+from .model.layout import Layout
+from .model.config import ModelConfig
 from .versions import VllmRules
 
 

@@ -3,7 +3,7 @@
 from .bank import Bank, load_bank
 from .card import Card
 from .diagnostics import CardError, Diagnostic
-from .loader import load_card
+from .load.card_file import load_card
 from .scenario import Refused, Scenario, overrides_from_query, resolve_scenario, scenario_from_query, variant_index
 from .stage_order import OutOfOrder, available_stages, check_reveal, shown_stages
 from .visibility import CardView, card_view

@@ -22,9 +22,9 @@ from pathlib import Path
 from .card import Card
 from .diagnostics import CardError, Diagnostic
 from .index import CardEntry, read_entry, unreadable
-from .loader import load_card
+from .load.card_file import load_card
 from ..lru import LRU
-from .sandbox import render_budget
+from .template.sandbox import render_budget
 
 log = logging.getLogger("quizapp.cards")
 

@@ -17,7 +17,7 @@ RENDERS_KEPT = 4096
 if TYPE_CHECKING:
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-    from .render import Rendered
+    from .template.render import Rendered
     from .space import ScenarioSpace
 
 

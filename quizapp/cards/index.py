@@ -20,11 +20,10 @@ from pathlib import Path
 
 from .card import Variant, search_text
 from .diagnostics import CardError, Diagnostic
-from .front_matter import ID_PATTERN, check_interview_only, check_listing, check_scenario, check_space, \
-    check_variants
+from .load.front_matter import ID_PATTERN, check_interview_only, check_listing, check_scenario, check_space, check_variants
 from ..lru import LRU
-from .sections import build_sections
-from .source import read_card, split_card
+from .load.sections import build_sections
+from .load.source import read_card, split_card
 from .space import ScenarioSpace
 
 

@@ -12,8 +12,8 @@ import re
 import textwrap
 from pathlib import Path
 
-from .front_matter import ID_PATTERN
-from .sections import SECTIONS
+from .load.front_matter import ID_PATTERN
+from .load.sections import SECTIONS
 
 # The keys --from copies, in the order the stub writes them.
 COPIED_KEYS = ("scenario", "space", "variants")

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..calc import VALUES
-from .render import render_piece
+from .template.render import render_piece
 from .stage_order import available_stages, needed_name, needs, shown_stages
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from typing import Iterable
 from sqlite_utils import Database
 
 from .clock import parse_iso
-from .stored_json import load_object
+from .db.stored_json import load_object
 
 # The events that end an attempt; the next event starts a new one.
 ENDS = ("grade", "reset")

@@ -17,9 +17,9 @@ from ..calc import FieldError
 from . import attempts, quota, scheduling
 from .attempts import Attempt, current_attempt  # noqa: F401 (the web layer reads attempts from here)
 from .clock import iso, now_utc
-from .db import write
+from .db.connection import write
 from .learners import ensure_learner
-from .stored_json import dump_object, load_object
+from .db.stored_json import dump_object, load_object
 
 KINDS = ("open", "reveal", "answer", "grade", "followup", "reset")
 EVENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{8,100}$")

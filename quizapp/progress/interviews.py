@@ -28,8 +28,8 @@ from sqlite_utils import Database
 from ..calc import FieldError
 from ..cards.rubric import SCORES
 from .clock import iso, now_utc, parse_iso
-from .db import write
-from .stored_json import dump_object, load_object
+from .db.connection import write
+from .db.stored_json import dump_object, load_object
 
 MAX_NAME = 200  # a candidate's name, a role
 MAX_NOTE = 10_000  # a note, a reason

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from sqlite_utils import Database
 
 from .clock import iso
-from .db import write
+from .db.connection import write
 
 LEARNER_ID = re.compile(r"^[0-9a-f]{32,64}$")
 

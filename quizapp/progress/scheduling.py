@@ -15,7 +15,7 @@ from sqlite_utils import Database
 
 from . import quota
 from .clock import iso, parse_iso
-from .stored_json import load_object
+from .db.stored_json import load_object
 
 # The self-grades, in the order the grade form shows them: the one table that the form, the
 # checks of a grade and of an import, and the dashboard's names all read.

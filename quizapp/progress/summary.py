@@ -10,7 +10,7 @@ from sqlite_utils import Database
 
 from . import scheduling
 from .clock import iso, parse_iso
-from .stored_json import load_object
+from .db.stored_json import load_object
 from .learners import get_learner
 
 # Good and Easy count as knowing the card; Again and Hard as not (yet).

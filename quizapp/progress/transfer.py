@@ -16,8 +16,8 @@ from sqlite_utils import Database
 
 from . import events, quota, scheduling
 from .clock import iso, parse_iso
-from .db import write
-from .stored_json import dump_object
+from .db.connection import write
+from .db.stored_json import dump_object
 from .learners import display_name, ensure_learner, get_learner, name_if_unnamed
 
 EXPORT_FORMAT = "quizapp-progress"

@@ -11,8 +11,12 @@ from ..progress.events import EventError
 from ..progress.interviews import InterviewError
 from ..progress.quota import ProfileFull
 from ..progress.scheduling import RATINGS
-from . import access, api, author, calc_compare, calc_log, calc_page, interview, interview_api, learner, limits, \
-    practice, print_pages, security, storage
+from . import access, api, limits, security, storage
+from .author import views as author
+from .calc import compare as calc_compare, log as calc_log, views as calc_page
+from .interview import views as interview, api as interview_api
+from .learner import views as learner
+from .practice import views as practice, printing as print_pages
 
 # Errors that name the input at fault (each has .message, .field and .to_json()), with the title
 # of the page a browser gets. An error type may set .status (409 for a reused event id or a

@@ -13,7 +13,7 @@ from ..cards import scenario_from_query
 from ..progress import events as progress_events
 from ..progress.summary import summary
 from .access import require_author_tools
-from .calc_log import MAX_LOG_BODY
+from .calc.log import MAX_LOG_BODY
 from .security import limit_body
 from .storage import get_bank, get_card, get_db, learner_id
 

@@ -12,7 +12,7 @@ from werkzeug.exceptions import NotFound
 
 from ..cards import Bank, Card, Diagnostic
 from ..progress import learners
-from ..progress.db import connect
+from ..progress.db.connection import connect
 from .access import author_access
 
 

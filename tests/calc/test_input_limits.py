@@ -5,7 +5,7 @@ import time
 import pytest
 
 from quizapp.calc import CalcError, calculate, load_model
-from quizapp.calc import catalog
+from quizapp.calc.model import catalog
 from quizapp.calc.inputs import BYTES, FIELDS, MAX_TEXT_CHARS, parse_inputs
 
 QWEN = {"model": "Qwen/Qwen3-8B", "pool_tokens": 24_096}

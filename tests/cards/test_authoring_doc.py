@@ -7,11 +7,11 @@ import pytest
 import yaml
 
 from quizapp.calc import FIELD_NAMES, VALUES
-from quizapp.cards.environment import CARD_FILTERS, CARD_FUNCTIONS
-from quizapp.cards.front_matter import ANSWER, ANSWER_KEYS, FRONT_MATTER, FRONT_MATTER_KEYS, SPACE, SPACE_KEYS
-from quizapp.cards.sections import SECTIONS
+from quizapp.cards.template.environment import CARD_FILTERS, CARD_FUNCTIONS
+from quizapp.cards.load.front_matter import ANSWER, ANSWER_KEYS, FRONT_MATTER, FRONT_MATTER_KEYS, SPACE, SPACE_KEYS
+from quizapp.cards.load.sections import SECTIONS
 
-DOC = Path(__file__).resolve().parents[2] / "AUTHORING.md"
+from tests.paths import AUTHORING as DOC
 
 
 def section_text(heading: str) -> str:

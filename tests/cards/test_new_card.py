@@ -4,7 +4,7 @@ from pathlib import Path
 
 from quizapp.cards import load_card
 from quizapp.cards.new_card import card_id_from_title, find_card_file, front_matter_blocks, stub_text
-from quizapp.cards.sections import SECTIONS
+from quizapp.cards.load.sections import SECTIONS
 
 SEED = Path("questions/kv-pool-users.md")
 

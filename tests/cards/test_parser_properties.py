@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from quizapp.cards import CardError, load_card
-from quizapp.cards.environment import CARD_FILTERS, CARD_NAMES
+from quizapp.cards.template.environment import CARD_FILTERS, CARD_NAMES
 
 from .conftest import GOOD_CARD
 

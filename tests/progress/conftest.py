@@ -1,7 +1,7 @@
 import pytest
 
 from quizapp.progress import events
-from quizapp.progress.db import connect
+from quizapp.progress.db.connection import connect
 from quizapp.progress.events import Event
 
 

@@ -6,9 +6,9 @@ import pytest
 
 from quizapp.progress import attempts, events, learners, transfer
 from quizapp.progress.clock import iso
-from quizapp.progress.db import connect, write
+from quizapp.progress.db.connection import connect, write
 from quizapp.progress.events import Event
-from quizapp.progress.migrations import migrations
+from quizapp.progress.db.migrations import migrations
 
 from .conftest import LEARNER, OTHER
 

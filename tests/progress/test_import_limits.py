@@ -7,7 +7,7 @@ from contextlib import contextmanager
 import pytest
 
 from quizapp.progress import scheduling, transfer
-from quizapp.progress.db import write
+from quizapp.progress.db.connection import write
 
 from .conftest import LEARNER
 

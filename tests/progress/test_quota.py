@@ -5,10 +5,10 @@ import json
 import pytest
 
 from quizapp.progress import events, learners, quota, transfer
-from quizapp.progress.db import connect, write
-from quizapp.progress.stored_json import dump_object
+from quizapp.progress.db.connection import connect, write
+from quizapp.progress.db.stored_json import dump_object
 from quizapp.progress.events import Event
-from quizapp.progress.migrations import migrations
+from quizapp.progress.db.migrations import migrations
 
 from .conftest import LEARNER, OTHER, some_progress
 

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from quizapp.progress import events, learners, scheduling, transfer
-from quizapp.progress.db import connect
+from quizapp.progress.db.connection import connect
 from quizapp.progress.events import Event
 
 from .conftest import LEARNER, OTHER, some_progress

@@ -122,7 +122,7 @@ class TestVisitors:
     """A visitor who has done nothing yet costs no row: a crawler cannot fill the database."""
 
     def rows(self, app):
-        from quizapp.progress.db import connect
+        from quizapp.progress.db.connection import connect
 
         db = connect(app.config["DATABASE"])
         return db["learners"].count, db["events"].count

@@ -39,8 +39,8 @@ class TestHeaders:
         assert response.headers["X-Frame-Options"] == "DENY"
 
 
-@pytest.mark.parametrize("template", ["base.html", "card.html", "cards/_parts.html", "me.html", "bank.html",
-                                      "progress.html", "author.html", "practice_done.html", "error.html"])
+@pytest.mark.parametrize("template", ["base.html", "practice/card.html", "cards/_parts.html", "learner/me.html", "practice/bank.html",
+                                      "learner/progress.html", "author/index.html", "learner/practice_done.html", "error.html"])
 def test_templates_hold_no_inline_script_style_or_event_handler(template):
     """The policy would block them: script and style come from static/ only."""
     text = (ROOT / "templates" / template).read_text(encoding="utf-8")

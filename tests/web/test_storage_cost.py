@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from quizapp.progress import events
-from quizapp.progress.db import connect
+from quizapp.progress.db.connection import connect
 from quizapp.web.storage import get_db
 
 CARD = "kv-pool-users"

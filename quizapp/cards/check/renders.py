@@ -1,0 +1,150 @@
+"""The checks that render a loaded card: every stage under every scenario the card offers.
+
+A sentence must be true in every scenario a reader can pick. When a card loads (the app's
+bank), every piece renders under the card's own scenario and each variant, so a card that
+cannot render is never served. ``quizapp check`` (``full=True``) also renders under each
+model of the card's space and checks every arithmetic chain the text shows. Each check
+collects its diagnostics, so an author hears of every problem of a card in one run.
+(The literal-number warning is in ``literals``.)
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+from jinja2 import nodes
+
+from ...calc import CalcError
+from .arithmetic import check_text
+from ..card import Card
+from ..diagnostics import CardError, Diagnostic
+from ...lru import LRU
+from ..template.render import render_piece
+from ..scenario import Refused, Scenario, resolve_scenario
+
+PRE_BLOCK = re.compile(r"(<pre>.*?</pre>)", re.S)
+BLOCK_TAG = re.compile(r"</?(?:p|li|ul|ol|pre|h\d|tr|td|th|table|thead|tbody|blockquote|br|hr|div)\b[^>]*>")
+TAG = re.compile(r"<[^>]+>")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One scenario the card lets a reader pick, as the checker names it."""
+
+    label: str
+    line: int  # where an author changes it
+    variant: int | None = None
+    overrides: tuple = ()
+    must_start: bool = True  # the author chose it: vLLM refusing it is the card's error
+
+
+def choices(card: Card, full: bool) -> list[Choice]:
+    """The card's own scenario and each variant; with ``full``, each model of its space too."""
+    picked = [Choice("the card's scenario", card.line_of("scenario"))]
+    picked += [Choice(f"variant {v.name!r}", v.line, i) for i, v in enumerate(card.variants)]
+    if full and card.space is not None:
+        own_model = card.scenario.get("model")
+        picked += [Choice(f"model {model}", card.line_of("space"), None, (("model", model),), must_start=False)
+                   for model in card.space.models if model != own_model]
+    return picked
+
+
+def check_renders(card: Card, full: bool = False) -> list[Diagnostic]:
+    """Every error found by rendering each piece under each choice (and, with ``full``, every
+    false arithmetic chain). Errors of one line are reported once, with the scenarios named."""
+    found: dict[tuple[int, str], list[str]] = {}
+    for choice in choices(card, full):
+        for line, message in _choice_errors(card, choice, full):
+            found.setdefault((line, message), []).append(choice.label)
+    return [Diagnostic(card.path, line, "error", _with_scenarios(message, labels))
+            for (line, message), labels in sorted(found.items())]
+
+
+def _choice_errors(card: Card, choice: Choice, full: bool) -> list[tuple[int, str]]:
+    try:
+        scenario = resolve_scenario(card, choice.variant, dict(choice.overrides))
+    except Refused as refusal:
+        # A reader who picks it sees vLLM's refusal beside the field: not the card's error.
+        return [] if not choice.must_start else [(choice.line, f"{choice.label}: vLLM would refuse to start: "
+                                                                f"{refusal.message}")]
+    except CalcError as error:
+        if not choice.must_start:
+            return []  # the reader gets the calculator's error beside the field
+        prefix = "scenario" if choice.variant is None else f"variants.{choice.variant}"
+        line = card.line_of(f"{prefix}.{error.field}") if error.field else choice.line
+        return [(line, f"{choice.label}: {error.message}")]
+    errors = _scenario_errors(card, scenario, choice)
+    for key, piece in card.pieces.items():
+        try:
+            rendered = render_piece(card, key, scenario, label="{scenario}")
+        except CardError as error:
+            errors += [(d.line, d.message) for d in error.diagnostics]
+            continue
+        if full:
+            errors += [(piece.line, f"{{scenario}}: {problem.message}")
+                       for problem in text_problems(plain_text(rendered.html))]
+    return errors
+
+
+# The arithmetic of a text depends on the text alone; a card renders the same text in many
+# scenarios, and its copies too.
+_PROBLEMS_BY_TEXT: LRU[tuple] = LRU(2048)
+
+
+def text_problems(text: str) -> tuple:
+    """``check_text`` of a rendered text, kept by the text."""
+    return _PROBLEMS_BY_TEXT.get_or_make(text, lambda: tuple(check_text(text)))
+
+
+def _scenario_errors(card: Card, scenario: Scenario, choice: Choice) -> list[tuple[int, str]]:
+    errors = []
+    if card.answer and not isinstance(scenario.result.get(card.answer["value"]), (int, float)):
+        errors.append((card.line_of("answer.value"), f"{{scenario}}: answer value {card.answer['value']!r} is not a "
+                                                     "number the calculator derives here"))
+    refusal = scenario.refusal
+    if refusal and choice.must_start and not (card.space and card.space.refusals):
+        errors.append((choice.line, f"{{scenario}}: vLLM would refuse to start: {refusal['message']}"))
+    return errors
+
+
+def _with_scenarios(message: str, labels: list[str]) -> str:
+    """Put the scenarios a problem shows in into its message: "under model X (and 2 more): …"."""
+    if "{scenario}" not in message:
+        return message
+    named = labels[0] if len(labels) == 1 else f"{labels[0]} (and {len(labels) - 1} more: {', '.join(labels[1:])})"
+    return message.replace("{scenario}", f"under {named}", 1).replace("{scenario}", "")
+
+
+def plain_text(rendered_html: str) -> str:
+    """A rendered piece as text: one line per block, a code block's own lines kept."""
+    parts = []
+    for part in PRE_BLOCK.split(rendered_html):
+        if not part.startswith("<pre>"):
+            part = part.replace("\n", " ")
+        parts.append(BLOCK_TAG.sub("\n", part))
+    return html.unescape(TAG.sub("", "".join(parts)))
+
+
+def measured_without_scenario(card: Card) -> list[Diagnostic]:
+    """A measured(...) must say where it was measured: on="own" or a variant's name."""
+    return [Diagnostic(card.path, piece.line + lineno - 1, "error",
+                       "measured(...) without a scenario: a measured figure is true where it was measured",
+                       "add on=\"own\" (the card's own scenario) or on=\"<variant name>\", and otherwise=\"...\" "
+                       "for what other scenarios show")
+            for piece in card.pieces.values() for lineno in _measured_without_on(card, piece.source)]
+
+
+# The calls a piece makes depend on its source alone.
+_MEASURED_BY_SOURCE: LRU[tuple] = LRU(1024)
+
+
+def _measured_without_on(card: Card, source: str) -> tuple[int, ...]:
+    """The lines (of the piece) of its measured(...) calls that do not say on=, kept by the source."""
+    def lines() -> tuple[int, ...]:
+        calls = card.env.parse(source).find_all(nodes.Call)
+        return tuple(call.lineno for call in calls if isinstance(call.node, nodes.Name)
+                     and call.node.name == "measured" and "on" not in {keyword.key for keyword in call.kwargs})
+
+    return _MEASURED_BY_SOURCE.get_or_make(source, lines)

@@ -1,0 +1,5 @@
+"""`python -m quizapp.cli`: the `quizapp` command, as the tests and benchmarks start it."""
+
+from . import main
+
+main()

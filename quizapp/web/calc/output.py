@@ -1,0 +1,108 @@
+"""What a calculator result shows: every value with its unit and arithmetic, the log lines vLLM
+would print, its refusals, the notes, and the memory bar (SVG drawn here, on the server).
+
+The calculator page and the compare page both build their results here.
+"""
+
+from __future__ import annotations
+
+from ...calc import BY_NAME, CHECK_FIELDS, VALUES, Result, fmt, load_gpu
+from ..charts import MARKER_DASHES, SEGMENT_OPACITY, stacked_bar
+
+# The figures an engineer sizing a deployment looks for first, in the order they follow from each other.
+KEY_FIGURES = ("kv_bytes_per_token", "pool_tokens", "max_concurrency", "users_fit")
+LABELS = {"kv_bytes_per_token": "KV bytes per token", "pool_tokens": "Pool (tokens)",
+          "max_concurrency": "Max concurrency", "users_fit": "Users that fit"}
+
+
+def result_view(result: Result) -> dict:
+    """The parts of a result a page shows; ``refusals`` maps each input to vLLM's refusals about it."""
+    values = result.values
+    refused = [c for c in result.checks if not c["ok"]]
+    return {
+        "summary": summary_line(result),
+        "figures": [{"name": n, "label": LABELS[n], "text": value_text(result, n), "derivation": values[n].derivation}
+                    for n in KEY_FIGURES if n in values],
+        "rows": [{"name": name, "meaning": VALUES.get(name, ""), "text": value_text(result, name),
+                  "derivation": quantity.derivation}
+                 for name, quantity in values.items() if name != "log_line"],
+        "log_lines": values["log_line"].value.splitlines() if "log_line" in values else [],
+        "refused": [{"check": c["check"], "message": c["message"], "field": CHECK_FIELDS.get(c["check"]),
+                     "flag": _flag(CHECK_FIELDS.get(c["check"]))} for c in refused],
+        "refusals": refusals_by_field(result),
+        "notes": list(result.notes),
+        "bar": memory_bar(result),
+    }
+
+
+def _flag(field: str | None) -> str | None:
+    return (BY_NAME[field].vllm_flag or field) if field else None
+
+
+def summary_line(result: Result) -> str:
+    """Model · attention · KV dtype · TP · GPU · vLLM release: what a reader checks before the numbers."""
+    layout, inputs = result.layout_summary(), result.inputs
+    parts = [layout["model"], layout["attention"], f"KV {layout['kv_dtype']}"]
+    if inputs.tensor_parallel_size > 1:
+        parts.append(f"TP {inputs.tensor_parallel_size}")
+    if inputs.gpu:
+        parts.append(load_gpu(inputs.gpu)["display_name"])
+    return " · ".join(parts + [f"vLLM {result.rules.version}"])
+
+
+def refusals_by_field(result: Result, prefix: str = "") -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for check in result.checks:
+        field = CHECK_FIELDS.get(check["check"])
+        if not check["ok"] and field:
+            found.setdefault(prefix + field, []).append(check["message"])
+    return found
+
+
+def value_text(result: Result, name: str) -> str:
+    """A value as a reader reads it: its text, with its unit when the text does not carry one."""
+    quantity = result.values[name]
+    text = quantity.text or str(quantity.value)
+    unit = quantity.unit
+    if unit[:1].isalpha() and unit != "B" and not text.endswith(unit):  # "1,506" + "blocks"; "144 KiB" has its own
+        return f"{text} {unit}"
+    return text
+
+
+def memory_bar(result: Result) -> dict | None:
+    """The GPU's memory as one bar: weights, non-KV memory, the KV pool, and the headroom above the
+    utilization ceiling. None when the scenario has no GPU total (nothing to draw it against)."""
+    values = result.values
+    if "total_memory_bytes" not in values or "kv_cache_memory_bytes" not in values:
+        return None
+    total = values["total_memory_bytes"].value
+    weights = result.inputs.weights_bytes if result.inputs.weights_bytes is not None else result.get("weights_bytes")
+    other = result.inputs.non_kv_cache_memory_bytes
+    pool = values["kv_cache_memory_bytes"].value
+    used = (weights or 0) + other + pool
+    weights_why = ("given" if result.inputs.weights_bytes is not None else
+                   "counted from the config" if weights is not None else "not counted")
+    segments = [("Weights", weights or 0, weights_why),
+                ("Non-KV memory", other, "activations, CUDA graphs" if other else "not given: vLLM measures it"),
+                ("KV pool", pool, f"{result['num_blocks']:,} blocks" if "num_blocks" in values else "")]
+    requested = result.get("requested_memory_bytes")
+    markers = []
+    if requested is not None and result.inputs.kv_cache_memory_bytes is None:
+        segments.append(("Headroom", max(0, total - used), f"above gpu_memory_utilization "
+                                                          f"{values['gpu_memory_utilization'].text}"))
+        markers.append((f"Utilization ceiling {fmt.gib(requested)}", requested / fmt.GIB))
+    else:
+        segments.append(("Free", max(0, total - used), "the rest of the GPU"))
+    if result.inputs.free_memory_bytes is not None:
+        markers.append((f"Free at start {fmt.gib(result.inputs.free_memory_bytes)}",
+                        result.inputs.free_memory_bytes / fmt.GIB))
+    svg = stacked_bar([(label, value / fmt.GIB) for label, value, _ in segments],
+                      f"GPU memory: {fmt.gib(total)}", total=total / fmt.GIB, unit="GiB", markers=markers,
+                      width=480, description=f"How the {fmt.gib(total)} of one GPU is spent.")
+    legend = [{"label": label, "text": fmt.gib(value), "detail": detail,
+               "opacity": SEGMENT_OPACITY[i % len(SEGMENT_OPACITY)]}
+              for i, (label, value, detail) in enumerate(segments)]
+    over = used > total
+    marked = [{"label": label, "dash": MARKER_DASHES[i % len(MARKER_DASHES)]} for i, (label, _) in enumerate(markers)]
+    return {"svg": svg, "legend": legend, "markers": marked, "over": over,
+            "total": fmt.gib(total)}

@@ -1,0 +1,272 @@
+"""The interview JSON API: create a session; the interviewer's actions; the candidate's state,
+event stream and scratch box.
+
+Every POST carries a CSRF token (the ``X-CSRFToken`` header from a page's script, or the
+form's field) and is refused when it comes from another site (``Origin``, ``Sec-Fetch-Site``).
+The interviewer's actions take JSON and answer with the console's state, or take a plain
+form (a page without JavaScript) and go back to the console. Bad input is 400 with
+``{"error", "field"}``; an action the ended session no longer takes is 409.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+from flask import Blueprint, Response, abort, current_app, jsonify, redirect, request, session, stream_with_context, \
+    url_for
+
+from flask_wtf.csrf import generate_csrf
+
+from ...progress import interviews
+from ...progress.interviews import InterviewError
+from .state import candidate_state, console_state, entry_of, open_session, plan, stage_of
+from ..storage import get_db
+
+bp = Blueprint("interview_api", __name__)
+INTERVIEWER = "/interview/i/<token>"
+CANDIDATE = "/interview/c/<token>"
+REMEMBERED = 30  # sessions an interviewer's browser lists
+RETRY_MS = 1000  # how soon a browser reconnects once a stream closes
+POLL_SECONDS = 0.5  # how often a stream looks for a change
+PING_SECONDS = 10
+
+
+# Cross-site requests and form posts without their CSRF token are refused for every route by
+# web/security.py, these included.
+
+
+@bp.after_request
+def private(response):
+    return private_response(response)
+
+
+def private_response(response):
+    """An interview's pages hold its tokens and its answers: never cached or indexed, and their
+    addresses (which carry the tokens) never sent to another site as a referrer."""
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Referrer-Policy"] = "same-origin"
+    response.headers["X-Robots-Tag"] = "noindex"
+    response.headers["X-Content-Type-Options"] = "nosniff"  # JSON with typed text is never read as a page
+    return response
+
+
+def remember(token: str) -> None:
+    """List the session in this browser's /interview (the signed session cookie holds its link)."""
+    kept = [t for t in session.get("interviews", []) if isinstance(t, str) and t != token]
+    session["interviews"] = [token, *kept][:REMEMBERED]
+    session.permanent = True
+
+
+@bp.post("/api/interviews")
+def create():
+    """A new session: ``{"candidate", "role", "cards"}`` → 201 ``{"id", "interviewer_url", "candidate_url"}``."""
+    if not request.is_json:
+        abort(415, description="Send the session as JSON (Content-Type: application/json).")
+    candidate, role, cards = plan(request.get_json(silent=True))
+    created = interviews.create(get_db(), candidate, role, cards)
+    remember(created.interviewer_token)
+    return jsonify({
+        "id": created.id,
+        "interviewer_url": url_for("interview.console", token=created.interviewer_token, _external=True),
+        "candidate_url": url_for("interview.candidate", token=created.candidate_token, _external=True),
+    }), 201
+
+
+# ---------------------------------------------------------------- the interviewer's side
+
+
+def body() -> dict:
+    """The action's fields: the JSON object a script sends, or a plain form's fields."""
+    if request.is_json:
+        data = request.get_json(silent=True)
+        if not isinstance(data, dict):
+            raise InterviewError("the request body must be a JSON object", None)
+        return data
+    return {key: (values if key == "signal" else values[0]) for key, values in request.form.lists()}
+
+
+def done(token: str, data: dict):
+    """The console's state for a script; back to the console (at the card in view) for a form."""
+    if request.is_json:
+        return jsonify(console_state(open_session(token, "interviewer")))
+    view = data.get("view") or data.get("card")
+    anchor = f"#{data['anchor']}" if isinstance(data.get("anchor"), str) and data["anchor"].isidentifier() else ""
+    return redirect(url_for("interview.console", token=token, card=view or None) + anchor, code=303)
+
+
+@bp.get(f"{INTERVIEWER}/state")
+def interviewer_state(token):
+    return jsonify(console_state(open_session(token, "interviewer")))
+
+
+@bp.post(f"{INTERVIEWER}/show")
+def show(token):
+    """Put a card on the candidate's screen (its question only, until stages are revealed)."""
+    sess, data = open_session(token, "interviewer"), body()
+    interviews.show(get_db(), sess.id, entry_of(sess, data.get("card")).id)
+    return done(token, data)
+
+
+@bp.post(f"{INTERVIEWER}/reveal")
+def reveal(token):
+    """``{"card", "stage"}``: show that stage on the candidate's screen, with its card."""
+    sess, data = open_session(token, "interviewer"), body()
+    entry = entry_of(sess, data.get("card"))
+    interviews.reveal(get_db(), sess.id, entry.id, stage_of(entry, data.get("stage")))
+    return done(token, data)
+
+
+@bp.post(f"{INTERVIEWER}/score")
+def score(token):
+    """``{"card", "stage", "score"}``: 1 missed, 2 partial, 3 solid, 4 beyond; null clears it."""
+    sess, data = open_session(token, "interviewer"), body()
+    entry = entry_of(sess, data.get("card"))
+    stage = stage_of(entry, data.get("stage"))
+    if stage not in entry.scored_stages():
+        raise InterviewError(f"scored stages are {', '.join(entry.scored_stages())}", "stage")
+    interviews.score(get_db(), sess.id, entry.id, stage, _number(data.get("score"), "score"))
+    return done(token, data)
+
+
+@bp.post(f"{INTERVIEWER}/signal")
+def signal(token):
+    """``{"card", "signal": "wrong-2", "heard": true}``; a form sends every ticked signal of the card."""
+    sess, data = open_session(token, "interviewer"), body()
+    entry = entry_of(sess, data.get("card"))
+    signals = [f"wrong-{n}" for n in range(1, len(entry.card.wrong_answers) + 1)] if entry.card else []
+    if request.is_json:
+        if data.get("signal") not in signals:
+            raise InterviewError(f"the card's signals are {', '.join(signals) or 'none'}", "signal")
+        if not isinstance(data.get("heard"), bool):
+            raise InterviewError("heard must be true or false", "heard")
+        interviews.signal(get_db(), sess.id, entry.id, data["signal"], data["heard"])
+    else:
+        ticked = set(data.get("signal") or [])
+        for name in signals:
+            interviews.signal(get_db(), sess.id, entry.id, name, name in ticked)
+    return done(token, data)
+
+
+@bp.post(f"{INTERVIEWER}/note")
+def note(token):
+    """``{"text", "card"}``: a note with the time; without a card it is about the whole session."""
+    sess, data = open_session(token, "interviewer"), body()
+    card = data.get("card") or None
+    if card is not None:
+        card = entry_of(sess, card).id
+    interviews.add_note(get_db(), sess.id, data.get("text"), card)
+    return done(token, {**data, "anchor": "notes"})
+
+
+@bp.post(f"{INTERVIEWER}/note/delete")
+def delete_note(token):
+    sess, data = open_session(token, "interviewer"), body()
+    interviews.delete_note(get_db(), sess.id, _number(data.get("note"), "note"))
+    return done(token, {**data, "anchor": "notes"})
+
+
+@bp.post(f"{INTERVIEWER}/recommendation")
+def recommendation(token):
+    """``{"recommendation": "strong_no" | "no" | "yes" | "strong_yes" | "no_decision", "reason"}``."""
+    sess, data = open_session(token, "interviewer"), body()
+    interviews.recommend(get_db(), sess.id, data.get("recommendation") or None, data.get("reason") or "")
+    return done(token, {**data, "anchor": "recommendation"})
+
+
+@bp.post(f"{INTERVIEWER}/end")
+def end(token):
+    """End the session (with the recommendation, when given); the report is then complete."""
+    sess, data = open_session(token, "interviewer"), body()
+    if "recommendation" in data or "reason" in data:
+        interviews.recommend(get_db(), sess.id, data.get("recommendation") or None, data.get("reason") or "")
+    interviews.end(get_db(), sess.id)
+    if request.is_json:
+        return jsonify(console_state(open_session(token, "interviewer")))
+    return redirect(url_for("interview.report", token=token), code=303)
+
+
+def _number(value, field: str) -> int | None:
+    """An integer from JSON or a form field; None for null or an empty field."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str) and value.isdigit() and len(value) < 10:
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InterviewError(f"{field} must be a whole number", field)
+    return value
+
+
+# ---------------------------------------------------------------- the candidate's side
+
+
+@bp.get(f"{CANDIDATE}/state")
+def candidate_state_json(token):
+    """The question and the revealed stages of the card on the candidate's screen: nothing else."""
+    state = candidate_state(open_session(token, "candidate"))
+    state["csrf_token"] = generate_csrf()  # the page's script renews its token here
+    return jsonify(state)
+
+
+@bp.post(f"{CANDIDATE}/scratch")
+def scratch(token):
+    """``{"text"}``: the candidate's scratch box, which the interviewer's console shows as it changes."""
+    sess = open_session(token, "candidate")
+    data = request.get_json(silent=True) if request.is_json else request.form.to_dict()
+    if not isinstance(data, dict):
+        raise InterviewError("the request body must be a JSON object", None)
+    interviews.set_scratch(get_db(), sess.id, data.get("text") or "")
+    if request.is_json:
+        return jsonify({"saved": True})
+    return redirect(url_for("interview.candidate", token=token), code=303)
+
+
+@bp.get(f"{CANDIDATE}/events")
+def candidate_events(token):
+    """Server-Sent Events: the candidate's state now, then again on each change the candidate sees.
+
+    A stream lasts INTERVIEW_STREAM_SECONDS and then closes (the browser reconnects after
+    ``retry``), so streams never hold a server's threads for long. Each process keeps at most
+    INTERVIEW_STREAMS open; past that a stream sends the state once and closes, and the page
+    also polls ``/state``.
+    """
+    interview_id = open_session(token, "candidate").id
+    return Response(stream_with_context(_stream(interview_id)), mimetype="text/event-stream",
+                    headers={"X-Accel-Buffering": "no"})
+
+
+def _stream(interview_id: str):
+    slots = _stream_slots()
+    held = slots.acquire(blocking=False)
+    try:
+        seconds = current_app.config["INTERVIEW_STREAM_SECONDS"] if held else 0
+        deadline = time.monotonic() + seconds
+        quiet_since, sent = time.monotonic(), None
+        yield f"retry: {RETRY_MS}\n\n"
+        while True:
+            version = interviews.candidate_version(get_db(), interview_id)
+            if version != sent:
+                sent, quiet_since = version, time.monotonic()
+                state = candidate_state(interviews.load(get_db(), interview_id))
+                yield f"id: {version}\nevent: state\ndata: {json.dumps(state)}\n\n"
+                if state["status"] == "ended":
+                    return
+            if time.monotonic() >= deadline:
+                return
+            if time.monotonic() - quiet_since > PING_SECONDS:
+                quiet_since = time.monotonic()
+                yield ": ping\n\n"  # a closed connection fails here, and the stream ends
+            time.sleep(POLL_SECONDS)
+    finally:
+        if held:
+            slots.release()
+
+
+def _stream_slots() -> threading.BoundedSemaphore:
+    return current_app.extensions["quizapp.interview_streams"]
+
+
+def init_app(app) -> None:
+    # One count per process: gunicorn forks its workers from the app made here, and each has its own.
+    app.extensions["quizapp.interview_streams"] = threading.BoundedSemaphore(app.config["INTERVIEW_STREAMS"])

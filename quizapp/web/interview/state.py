@@ -1,0 +1,283 @@
+"""What an interview's pages and JSON are made of: the session behind a token, each of its cards
+with the scenario the interviewer chose, the candidate's state and the interviewer's.
+
+The candidate's state is built from ``card_view`` with the session's revealed set and nothing
+else, so a stage the interviewer has not revealed is in no response to the candidate's token.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+
+from flask import abort, current_app, url_for
+from flask_wtf.csrf import generate_csrf
+
+from ...calc import CalcError, did_you_mean, fmt
+from ...cards import Card, CardError, CardView, Scenario, card_view, resolve_scenario
+from ...cards.rubric import rubric_rows
+from ...progress import interviews
+from ...progress.clock import iso, now_utc
+from ...progress.interviews import MAX_CARDS, MAX_NAME, Interview, InterviewError, PlannedCard, SessionCard
+from ..storage import get_bank, get_db, loaded_bank
+
+log = logging.getLogger("quizapp.interview")
+# Stages the interviewer scores: the answers and each follow-up (the wrong answers are signals).
+SCORED = ("short", "full")
+
+
+def open_session(token: str, holder: str) -> Interview:
+    """The session this token opens for ``holder`` ("interviewer" or "candidate").
+
+    An unknown token gets the same 404 as any unknown address; the candidate's token on the
+    interviewer's side gets 403; the interviewer's token on the candidate's side is unknown there.
+    """
+    found = interviews.find(get_db(), token)
+    if found is None or (found[1] != holder and holder == "candidate"):
+        abort(404)
+    if found[1] != holder:
+        abort(403, description="This is the candidate's link: it cannot see the answers or change the session.")
+    session = interviews.load(get_db(), found[0])
+    if session is None:
+        abort(404)
+    return session
+
+
+@dataclass
+class Entry:
+    """One card of a session, as the bank holds it now, in the scenario the interviewer chose."""
+
+    number: int
+    entry: SessionCard
+    card: Card | None
+    scenario: Scenario | None
+    problem: str | None = None  # why it cannot be shown: it left the bank, or its scenario no longer fits
+
+    @property
+    def id(self) -> str:
+        return self.entry.card_id
+
+    @property
+    def title(self) -> str:
+        return self.card.title if self.card else self.entry.card_id
+
+    @property
+    def variant_name(self) -> str | None:
+        variant = self.entry.variant
+        return self.card.variants[variant].name if self.card and variant is not None else None
+
+    def view(self, revealed) -> CardView | None:
+        """The card with ``revealed`` stages rendered; None (and the problem noted) when it cannot render."""
+        if self.card is None or self.scenario is None:
+            return None
+        try:
+            return card_view(self.card, self.scenario, set(revealed), in_order=False)
+        except CardError as error:
+            log.warning("%s", error.diagnostic)
+            self.problem = f"the card cannot be shown in this scenario: {error.diagnostic.message}"
+            return None
+
+    def scored_stages(self) -> list[str]:
+        return [s for s in self.card.stage_names if s in SCORED or s.startswith("followup-")] if self.card else []
+
+    def rubric(self) -> list[dict]:
+        return rubric_rows(self.card.rubric if self.card else None)
+
+
+def entries(session: Interview, only: str | None = None) -> list[Entry]:
+    """Each card of the session (or ``only`` that one) with its scenario; interview-only cards
+    included: the token is the credential."""
+    bank = loaded_bank()
+    loaded = []
+    for number, entry in enumerate(session.cards, start=1):
+        if only is not None and entry.card_id != only:
+            continue
+        card = bank.get(entry.card_id)
+        if card is None:
+            loaded.append(Entry(number, entry, None, None, "this card is no longer in the question bank"))
+            continue
+        try:
+            if entry.variant is not None and entry.variant >= len(card.variants):
+                raise CalcError("the card no longer has the variant this session uses", "variant")
+            loaded.append(Entry(number, entry, card, resolve_scenario(card, entry.variant, entry.overrides)))
+        except CalcError as error:
+            loaded.append(Entry(number, entry, card, None, f"its scenario no longer fits the card: {error.message}"))
+    return loaded
+
+
+def candidate_state(session: Interview) -> dict:
+    """The candidate's screen now: the card on it, with its question and the revealed stages only."""
+    status = "ended" if session.ended_at else ("live" if session.current else "waiting")
+    state = {"status": status, "version": session.candidate_version, "of": len(session.cards), "number": None,
+             "revealed": []}
+    view, taught_in = None, []
+    if status == "live":
+        [entry] = entries(session, only=session.current)
+        view = entry.view(entry.entry.reveals)
+        state["number"] = entry.number
+        if view is not None:
+            state["revealed"] = [s.name for s in view.stages if s.revealed]
+            taught_in = entry.card.taught_in if "taught" in state["revealed"] else []
+    parts = current_app.jinja_env.get_template("interview/_candidate.html").module
+    state["html"] = str(parts.screen(status, view, state["number"], state["of"], taught_in))
+    return state
+
+
+def console_state(session: Interview, cards: list[Entry] | None = None) -> dict:
+    """Everything the console shows that changes: what both of the interviewer's tabs are kept to."""
+    now = now_utc()
+    cards = entries(session) if cards is None else cards
+    return {
+        "id": session.id, "status": _status(session), "version": session.version, "server_time": iso(now),
+        "started_at": session.started_at, "ended_at": session.ended_at, "elapsed_ms": session.elapsed_ms(now),
+        "current": session.current,
+        "cards": [{"id": e.id, "number": e.number, "title": e.title, "time_ms": e.entry.time_ms(now),
+                   "reveals": e.entry.reveals, "scores": e.entry.scores, "signals": sorted(e.entry.signals),
+                   "problem": e.problem} for e in cards],
+        "notes": [{"id": n["id"], "card": n["card_id"], "text": n["text"], "at": n["at"]} for n in session.notes],
+        "recommendation": session.recommendation, "reason": session.reason,
+        "scratch": session.scratch, "scratch_at": session.scratch_at,
+        "csrf_token": generate_csrf(),
+    }
+
+
+def _status(session: Interview) -> str:
+    return "ended" if session.ended_at else ("live" if session.started_at else "waiting")
+
+
+def scenario_rows(entry: Entry) -> list[tuple[str, str]]:
+    """The session's scenario for a card, in words: what the interviewer reads before asking."""
+    scenario = entry.scenario
+    if scenario is None:
+        return []
+    inputs, values = scenario.inputs, scenario.result.values
+    text = {name: (q.text or str(q.value)) for name, q in values.items()}
+    base = f"variant: {entry.variant_name}" if entry.variant_name else "the card's own"
+    rows = [("Scenario", base + (", changed by the interviewer" if scenario.overrides else ""))]
+    if scenario.overrides:
+        changes = (f"{name} = {'unset' if value is None else value}" for name, value in scenario.overrides.items())
+        rows.append(("Changed", ", ".join(changes)))
+    rows.append(("Model", inputs.model or f"measured, {text.get('kv_bytes_per_token', '?')} a token"))
+    rows.append(("KV cache dtype", text.get("kv_dtype", inputs.kv_cache_dtype)))
+    rows.append(("Tensor parallel", str(inputs.tensor_parallel_size)))
+    if inputs.gpu:
+        rows.append(("GPU", scenario.gpu_name))
+    pool = {"tokens": f"{text.get('pool_tokens', '?')} tokens, as logged",
+            "bytes": f"{text.get('kv_cache_memory_bytes', '?')} pinned ({text.get('pool_tokens', '?')} tokens)",
+            "fraction": f"{inputs.gpu_memory_utilization} of the GPU ({text.get('kv_cache_memory_bytes', '?')}, "
+                        f"{text.get('pool_tokens', '?')} tokens)"}.get(scenario.pool_rule)
+    if pool:
+        rows.append(("KV pool", pool))
+    if "max_model_len" in values or inputs.max_model_len:
+        rows.append(("Max model length", f"{fmt.commas(inputs.max_model_len or values['max_model_len'].value)} tokens"))
+    if inputs.prompt_tokens is not None:
+        rows.append(("Per user", f"{fmt.commas(inputs.prompt_tokens)} prompt + "
+                                 f"{fmt.commas(inputs.output_tokens or 0)} output tokens"))
+    return rows
+
+
+# ---------------------------------------------------------------- a new session
+
+
+def plan(data) -> tuple[str, str, list[PlannedCard]]:
+    """A new session from the API's body (or the form, made into the same shape).
+
+    ``cards`` lists card ids or ``{"id", "scenario": {"variant", <inputs>...}}``; without it the
+    cards of ``role`` (and ``tag``) are picked. Interview-only cards only for readers the author
+    tools are open to. Raises InterviewError naming the field, e.g. ``cards.1.scenario.model``.
+    """
+    if not isinstance(data, dict):
+        raise InterviewError("the request body must be a JSON object", None)
+    candidate = interviews.text(data.get("candidate"), "candidate", MAX_NAME, required=True)
+    role = interviews.text(data.get("role"), "role", MAX_NAME).strip()
+    tag = interviews.text(data.get("tag"), "tag", MAX_NAME).strip()
+    bank = get_bank()
+    raw = data.get("cards")
+    if raw is None or raw == []:
+        if not role and not tag:
+            raise InterviewError("pick cards, or give a role or a tag to pick them by", "cards")
+        raw = [card.id for card in bank.matching(role, tag)][:MAX_CARDS]
+        if not raw:
+            raise InterviewError("no card matches that role and tag; pick cards by hand", "cards")
+    if not isinstance(raw, list):
+        raise InterviewError("cards must be a list of card ids, or of {id, scenario}", "cards")
+    if len(raw) > MAX_CARDS:
+        raise InterviewError(f"a session holds at most {MAX_CARDS} cards", "cards")
+    return candidate, role, [planned_card(bank, item, f"cards.{i}") for i, item in enumerate(raw)]
+
+
+def planned_card(bank, item, where: str) -> PlannedCard:
+    """One card of a new session with its scenario, checked: it renders every stage in that scenario."""
+    if isinstance(item, str):
+        item = {"id": item}
+    if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+        raise InterviewError("each card is a card id, or {id, scenario}", where)
+    card = bank.get(item["id"])
+    if card is None:
+        hint = did_you_mean(item["id"][:100], list(bank.cards))
+        raise InterviewError(f"there is no card {item['id'][:100]!r}" + (f"; {hint}" if hint else ""), where)
+    wanted = item.get("scenario") or {}
+    if not isinstance(wanted, dict):
+        raise InterviewError("scenario must be an object: a variant and the inputs to change", f"{where}.scenario")
+    overrides = dict(wanted)
+    variant = _variant(card, overrides.pop("variant", None), f"{where}.scenario.variant")
+    try:
+        scenario = resolve_scenario(card, variant, overrides)
+        card_view(card, scenario, set(card.stage_names), in_order=False)
+    except CalcError as error:
+        raise InterviewError(error.message, f"{where}.scenario" + (f".{error.field}" if error.field else "")) from None
+    except CardError as error:
+        raise InterviewError(f"this card cannot be shown in that scenario: {error.diagnostic.message}",
+                             f"{where}.scenario") from None
+    return PlannedCard(card.id, scenario.variant, scenario.overrides)
+
+
+def _variant(card: Card, raw, field: str) -> int | None:
+    """A variant by its index or its name; None or "" is the card's own scenario."""
+    if raw is None or raw == "":
+        return None
+    names = [v.name for v in card.variants]
+    if isinstance(raw, str) and raw in names:
+        return names.index(raw)
+    if isinstance(raw, str) and raw.isdigit():
+        raw = int(raw)
+    if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw < len(card.variants):
+        choices = f"0 to {len(names) - 1} or a variant's name" if names else "absent: the card has no variants"
+        raise InterviewError(f"variant must be {choices}", field)
+    return raw
+
+
+def stage_of(entry: Entry | None, stage) -> str:
+    """A stage the card has, or InterviewError naming the field."""
+    if entry is None or entry.card is None:
+        raise InterviewError("that card cannot be used now", "card")
+    if not isinstance(stage, str) or stage not in entry.card.stage_names:
+        raise InterviewError(f"the card's stages are {', '.join(entry.card.stage_names)}", "stage")
+    return stage
+
+
+def entry_of(session: Interview, card_id) -> Entry:
+    entry = next((e for e in entries(session) if e.id == card_id), None)
+    if entry is None:
+        raise InterviewError(f"this session has no card {str(card_id)[:100]!r}", "card")
+    return entry
+
+
+def moment_text(at: str | None, since: str | None) -> str:
+    """A stored time as the console and the report show it: the clock time, and minutes into the session."""
+    if not at:
+        return ""
+    moment = datetime.fromisoformat(at)
+    shown = moment.strftime("%H:%M:%S UTC")
+    if since:
+        seconds = max(0, int((moment - datetime.fromisoformat(since)).total_seconds()))
+        shown += f" (+{seconds // 60}:{seconds % 60:02d})"
+    return shown
+
+
+def interview_urls(token: str) -> dict:
+    """The interviewer's links for a session (its token is the credential)."""
+    return {"console": url_for("interview.console", token=token),
+            "report": url_for("interview.report", token=token),
+            "report_md": url_for("interview.report_md", token=token)}

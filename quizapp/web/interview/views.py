@@ -1,0 +1,139 @@
+"""Interviewers' pages: the sessions this browser made, a new session, the console, the candidate's
+screen and the report. The actions they post to are in ``interview_api``.
+
+The interviewer's link is the credential: no accounts. The candidate's screen is built from the
+candidate's state alone (``interview_views.candidate_state``), so it carries no unrevealed text.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, redirect, render_template, request, session, url_for
+
+from ...calc import KV_CACHE_DTYPES, BY_NAME, gpu_entries
+from ...cards.rubric import SCALE
+from ...progress import interviews
+from ...progress.interviews import MAX_NAME, MAX_NOTE, MAX_SCRATCH, RECOMMENDATIONS, InterviewError
+from ..access import author_access
+from .api import private_response, remember
+from .report import markdown, report as report_data
+from .state import candidate_state, console_state, entries, moment_text, open_session, plan, scenario_rows
+from ..storage import get_bank, get_db
+
+bp = Blueprint("interview", __name__, url_prefix="/interview")
+bp.after_request(private_response)
+
+# How the new-session form labels the inputs a card's space lets the interviewer change.
+INPUT_LABELS = {"model": "Model", "kv_cache_dtype": "KV cache dtype", "tensor_parallel_size": "Tensor parallel size",
+                "max_model_len": "Max model length (tokens)", "pool_tokens": "Pool as logged (tokens)",
+                "kv_cache_memory_bytes": "KV pool pinned (bytes, e.g. 8 GiB)", "gpu": "GPU",
+                "gpu_memory_utilization": "GPU memory utilization (0 to 1)",
+                "prompt_tokens": "Prompt tokens per user", "output_tokens": "Output tokens per user"}
+
+
+@bp.get("")
+def index():
+    """The sessions this browser created, newest first, each with its console and report."""
+    sessions = interviews.listing(get_db(), session.get("interviews", []))
+    for item in sessions:
+        item["when"] = moment_text(item["created_at"], None)
+        item["recommendation"] = RECOMMENDATIONS.get(item["recommendation"] or "", "")
+    return render_template("interview/index.html", sessions=sessions)
+
+
+@bp.get("/new")
+def new():
+    return _new_form(request.args, None)
+
+
+@bp.post("/new")
+def create():
+    """The form's session: the ticked cards, or (none ticked) every card the form listed."""
+    try:
+        candidate, role, cards = plan(_form_plan(request.form))
+        created = interviews.create(get_db(), candidate, role, cards)
+    except InterviewError as error:
+        return _new_form(request.form, error)
+    remember(created.interviewer_token)
+    return redirect(url_for("interview.console", token=created.interviewer_token), code=303)
+
+
+def _form_plan(form) -> dict:
+    """The form's fields in the API's shape: per ticked card (or, none ticked, per card listed), a
+    variant and the inputs typed."""
+    cards = []
+    for card_id in (form.getlist("card") or form.getlist("listed"))[:100]:
+        scenario = {}
+        if form.get(f"variant.{card_id}", ""):
+            scenario["variant"] = form[f"variant.{card_id}"]
+        prefix = f"input.{card_id}."
+        scenario.update({key[len(prefix):]: value.strip() for key, value in form.items()
+                         if key.startswith(prefix) and value.strip()})
+        cards.append({"id": card_id, "scenario": scenario})
+    return {"candidate": form.get("candidate", ""), "role": form.get("role", ""), "cards": cards}
+
+
+def _new_form(values, error: InterviewError | None):
+    bank = get_bank()
+    role, tag = values.get("role", "").strip(), values.get("tag", "").strip()
+    shown = bank.matching(role if role in bank.roles() else "", tag)
+    return render_template("interview/new.html", cards=shown, roles=bank.roles(), tags=bank.tags(), values=values,
+                           error=error, fields={card.id: _scenario_fields(card) for card in shown},
+                           author=author_access(), max_name=MAX_NAME), (400 if error else 200)
+
+
+def _scenario_fields(card) -> list[dict]:
+    """The inputs the card's space lets the interviewer change, with the card's own value as a hint."""
+    names = card.space.inputs if card.space else ()
+    fields = []
+    for name in names:
+        options = {"model": list(card.space.models), "kv_cache_dtype": list(KV_CACHE_DTYPES),
+                   "gpu": [gpu["id"] for gpu in gpu_entries()]}.get(name)
+        fields.append({"name": name, "label": INPUT_LABELS.get(name, BY_NAME[name].help), "options": options,
+                       "own": card.scenario.get(name, "")})
+    return fields
+
+
+@bp.get("/i/<token>")
+def console(token):
+    """The interviewer's console: the card in view, whole, under the session's scenario. The
+    browser that opens it lists the session on /interview from then on."""
+    sess = open_session(token, "interviewer")
+    remember(token)
+    cards = entries(sess)
+    wanted = request.args.get("card") or sess.current
+    selected = next((e for e in cards if e.id == wanted), cards[0])
+    view = selected.view(selected.card.stage_names) if selected.card else None
+    notes_by_card = {}
+    for note in sess.notes:
+        notes_by_card.setdefault(note["card_id"], []).append(note)
+    return render_template(
+        "interview/console.html", session=sess, cards=cards, selected=selected, view=view,
+        state=console_state(sess, cards), scenario=scenario_rows(selected), rubric=selected.rubric(), scale=SCALE,
+        recommendations=RECOMMENDATIONS, token=token, numbers={e.id: e.number for e in cards}, moment=moment_text,
+        candidate_url=url_for("interview.candidate", token=interviews.candidate_token(token), _external=True),
+        max_note=MAX_NOTE)
+
+
+@bp.get("/c/<token>")
+def candidate(token):
+    """The candidate's screen: the question and what the interviewer revealed, and a scratch box."""
+    sess = open_session(token, "candidate")
+    return render_template("interview/candidate.html", state=candidate_state(sess), session=sess, token=token,
+                           max_scratch=MAX_SCRATCH)
+
+
+@bp.get("/i/<token>/report")
+def report(token):
+    sess = open_session(token, "interviewer")
+    return render_template("interview/report.html", report=report_data(sess, entries(sess)), token=token,
+                           scale=SCALE)
+
+
+@bp.get("/i/<token>/report.md")
+def report_md(token):
+    sess = open_session(token, "interviewer")
+    data = report_data(sess, entries(sess))
+    name = "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in sess.candidate.lower())
+    name = name[:40].strip("-") or "candidate"
+    return Response(markdown(data), mimetype="text/markdown",
+                    headers={"Content-Disposition": f'attachment; filename="interview-{name}-{data["date"]}.md"'})

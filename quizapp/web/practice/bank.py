@@ -1,0 +1,61 @@
+"""The question bank's page: the cards a reader's filters match, a page of them at a time.
+
+A bank may hold thousands of cards; a page of BANK_PAGE_CARDS keeps `/` as cheap with 10,000
+as with 18. The filters and the page number travel in the URL, so a page can be shared.
+"""
+
+from __future__ import annotations
+
+from math import ceil
+from urllib.parse import urlencode
+
+from flask import request
+
+from ...calc import FieldError
+from ..storage import get_bank
+
+BANK_PAGE_CARDS = 50
+
+
+def bank_context() -> dict:
+    """What bank.html shows for the request's search, role, tag and page."""
+    role = request.args.get("role", "").strip()
+    tag = request.args.get("tag", "").strip()
+    query = request.args.get("q", "").strip()
+    bank = get_bank()
+    matching = bank.matching(role, tag, query)
+    pages = max(1, ceil(len(matching) / BANK_PAGE_CARDS))
+    page = page_number(request.args.get("page"), pages)
+    first = (page - 1) * BANK_PAGE_CARDS
+    filters = {name: value for name, value in (("q", query), ("role", role), ("tag", tag)) if value}
+    shown = matching[first:first + BANK_PAGE_CARDS]
+    return {
+        "cards": shown, "count_text": count_text(first, len(shown), len(matching), len(bank.cards)),
+        "page": page, "pages": pages, "total": len(bank.cards), "roles": bank.roles(), "tags": bank.tags(),
+        "role": role, "tag": tag, "query": query, "broken": len(bank.broken()),
+        "previous_url": _page_url(filters, page - 1) if page > 1 else None,
+        "next_url": _page_url(filters, page + 1) if page < pages else None,
+    }
+
+
+def count_text(offset: int, shown: int, matched: int, total: int) -> str:
+    """"18 cards", "3 of 18 cards", "Cards 51–100 of 10,000", "Cards 1–50 of 120 matching (10,000 in all)"."""
+    cards = f"{total:,} card{'s' if total != 1 else ''}"
+    if shown == matched:
+        return cards if matched == total else f"{matched:,} of {cards}"
+    span = f"Cards {offset + 1:,}–{offset + shown:,} of {matched:,}"
+    return span if matched == total else f"{span} matching ({total:,} in all)"
+
+
+def page_number(text: str | None, pages: int) -> int:
+    """The page the URL asks for (1 when it asks for none); a 400 naming ``page`` otherwise."""
+    if text is None or text == "":
+        return 1
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text[:12]) <= pages:
+        raise FieldError(f"page must be a whole number from 1 to {pages:,}, got {text[:20]!r}", "page")
+    return int(text)
+
+
+def _page_url(filters: dict, page: int) -> str:
+    query = urlencode({**filters, **({"page": page} if page > 1 else {})})
+    return "/" + (f"?{query}" if query else "")

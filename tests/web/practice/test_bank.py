@@ -1,0 +1,79 @@
+"""The question bank's page, a page of cards at a time."""
+
+import re
+import shutil
+
+import pytest
+
+from quizapp import create_app
+from quizapp.web.practice.bank import BANK_PAGE_CARDS, count_text
+
+
+@pytest.fixture
+def big_bank(tmp_path, questions_dir):
+    """120 copies of the web tests' kv-pool-users card, titled and tagged by number, and its other card."""
+    folder = tmp_path / "questions"
+    folder.mkdir()
+    shutil.copy(questions_dir / "kv-bytes-per-token.md", folder)
+    text = (questions_dir / "kv-pool-users.md").read_text(encoding="utf-8")
+    title = re.search(r"^title: (.*)$", text, re.M).group(0)
+    for i in range(120):
+        copy = text.replace("\nid: kv-pool-users\n", f"\nid: copy-{i:03d}\n", 1)
+        copy = copy.replace(title, f"title: Copy {i:03d}", 1)
+        if i % 2:
+            copy = copy.replace("\ntags: [", "\ntags: [odd, ", 1)
+        (folder / f"copy-{i:03d}.md").write_text(copy, encoding="utf-8")
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"), "QUESTIONS_DIR": str(folder)})
+    return app.test_client()
+
+
+def titles(page: str) -> list[str]:
+    return re.findall(r'<li class="bank-card">\s*<h2><a href="[^"]+">([^<]+)</a>', page)
+
+
+def test_the_first_page_shows_fifty_cards_and_links_to_the_next(big_bank):
+    page = big_bank.get("/").text
+    assert titles(page) == [f"Copy {i:03d}" for i in range(BANK_PAGE_CARDS)]
+    assert "Cards 1–50 of 121" in page
+    assert 'href="/?page=2" rel="next"' in page and 'rel="prev"' not in page
+
+
+def test_the_last_page_holds_the_rest(big_bank):
+    page = big_bank.get("/?page=3").text
+    assert len(titles(page)) == 21
+    assert titles(page)[-1] != "Copy 119"  # the other card sorts among them by title
+    assert "Cards 101–121 of 121" in page and "Page 3 of 3" in page
+    assert 'href="/?page=2" rel="prev"' in page and 'rel="next"' not in page
+
+
+def test_filters_travel_with_the_page(big_bank):
+    page = big_bank.get("/?tag=odd&page=2").text
+    assert titles(page) == [f"Copy {i:03d}" for i in range(101, 120, 2)]
+    assert "Cards 51–60 of 60 matching (121 in all)" in page
+    assert 'href="/?tag=odd" rel="prev"' in page
+
+
+@pytest.mark.parametrize("asked", ["0", "4", "-1", "two", "1.5", "٢", "9" * 40])
+def test_a_page_that_does_not_exist_is_a_400_naming_the_field(big_bank, asked):
+    response = big_bank.get("/", query_string={"page": asked})
+    assert response.status_code == 400
+    assert "page must be a whole number from 1 to 3" in response.text
+    json = big_bank.get("/", query_string={"page": asked}, headers={"Accept": "application/json"})
+    assert json.status_code == 400 and json.get_json()["field"] == "page"
+
+
+def test_a_small_bank_has_one_page_and_no_links(client):
+    page = client.get("/").text
+    assert 'class="pages"' not in page
+    assert re.search(r'id="count">2 cards', page)
+
+
+@pytest.mark.parametrize("args, text", [
+    ((0, 18, 18, 18), "18 cards"),
+    ((0, 3, 3, 18), "3 of 18 cards"),
+    ((0, 0, 0, 1), "0 of 1 card"),
+    ((50, 50, 10_000, 10_000), "Cards 51–100 of 10,000"),
+    ((0, 50, 120, 10_000), "Cards 1–50 of 120 matching (10,000 in all)"),
+])
+def test_count_text(args, text):
+    assert count_text(*args) == text
