@@ -5,7 +5,8 @@ import multiprocessing
 import pytest
 from flask import Flask
 
-from quizapp import _instance_secret, create_app
+from quizapp import create_app
+from quizapp.settings import instance_secret as _instance_secret
 from quizapp import server
 from quizapp.cli import main
 

@@ -43,3 +43,10 @@ def test_the_readme_lists_every_api_route_and_no_other(tmp_path):
               if rule.rule.startswith("/api/") for method in rule.methods - {"HEAD", "OPTIONS"}}
     listed = {(method, route_shape(path)) for method, path in re.findall(r"`([A-Z]+) (/api/[^`\s]*)`", README)}
     assert listed == routes
+
+
+def test_the_readme_lists_every_setting_and_no_other():
+    from quizapp.settings import SETTINGS
+
+    listed = re.findall(r"^- `([A-Z][A-Z_]+)`: ", paragraph("- `DATABASE`"), re.MULTILINE)
+    assert listed == [setting.name for setting in SETTINGS]

@@ -8,9 +8,20 @@ import sys
 import click
 
 
+class CommandError(click.ClickException):
+    """A command that cannot go on: ``quizapp: error: <message>`` on standard error, exit code 2
+    (1 for ``check``'s "a card has errors", given as ``exit_code``). Raised from helpers as deep
+    as they are; ``main`` prints it, so a helper can be tested without catching ``SystemExit``."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, exit_code: int = 2):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
 def fail(message: str, code: int = 2):
-    click.echo(f"quizapp: error: {message}", err=True)
-    sys.exit(code)
+    raise CommandError(message, code)
 
 
 def flag(name: str) -> str:

@@ -1,0 +1,26 @@
+"""``quizapp models`` and ``quizapp gpus``: the catalog's ids, as a card names them."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command()
+@click.option("--markdown", is_flag=True, help="a Markdown table, as AUTHORING.md lists them")
+def models(markdown):
+    """The catalog's models: the ids a card's scenario, variants and space may use, with the
+    figures that size their KV cache (layers, KV heads and head size at TP 1) and the space kind
+    (space.attention) each belongs to."""
+    from ..calc.model.listings import MODEL_COLUMNS, markdown_table, model_rows, text_table
+
+    click.echo((markdown_table if markdown else text_table)(model_rows(), MODEL_COLUMNS))
+
+
+@click.command()
+@click.option("--markdown", is_flag=True, help="a Markdown table, as AUTHORING.md lists them")
+def gpus(markdown):
+    """The catalog's GPUs: the ids a card's gpu input takes, what {{ gpu_name }} prints for each,
+    and their total memory with where the figure comes from."""
+    from ..calc.model.listings import GPU_COLUMNS, gpu_rows, markdown_table, text_table
+
+    click.echo((markdown_table if markdown else text_table)(gpu_rows(), GPU_COLUMNS))

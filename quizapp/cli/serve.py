@@ -1,0 +1,72 @@
+"""``quizapp serve``: the app under gunicorn (or Flask's reloading server with ``--dev``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .errors import fail
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--db", "db_path", default=None, help="SQLite file (default: instance/quizapp.sqlite)")
+@click.option("--questions", "questions_dir", default=None, help="folder of question cards (default: questions/)")
+@click.option("--workers", default=2, show_default=True, type=int, help="worker processes")
+@click.option("--threads", default=4, show_default=True, type=int, help="threads per worker")
+@click.option("--dev", is_flag=True, help="Flask's reloading development server instead of gunicorn")
+@click.option("--secure-cookies", is_flag=True, help="mark cookies Secure: readers reach the app over HTTPS")
+@click.option("--behind-proxy", is_flag=True,
+              help="trust the X-Forwarded-For/-Proto/-Host/-Port headers of one reverse proxy in front")
+def serve(host, port, db_path, questions_dir, workers, threads, dev, secure_cookies, behind_proxy):
+    """Serve the app (gunicorn, several workers) on HOST:PORT."""
+    from .. import create_app
+
+    overrides = {"SERVER_HOST": host}
+    if db_path:
+        overrides["DATABASE"] = str(Path(db_path).resolve())
+    if questions_dir:
+        overrides["QUESTIONS_DIR"] = str(Path(questions_dir).resolve())
+    # Only when given: without the flag, instance/config.py or QUIZAPP_* may still turn them on.
+    if secure_cookies:
+        overrides["SESSION_COOKIE_SECURE"] = True
+    if behind_proxy:
+        overrides["BEHIND_PROXY"] = True
+    # On top of instance/config.py and QUIZAPP_* settings, which still apply.
+    app = create_app(overrides)
+    click.echo(f"quizapp serving on http://{host}:{port}/ (database {app.config['DATABASE']})")
+    link = _author_link(app, host, port, dev)
+    if link:
+        click.echo(f"Author tools and interview-only cards need the author token; open once: {link}")
+    if dev:
+        app.run(host=host, port=port, debug=True)
+        return
+    from ..server import PortInUse, run_gunicorn
+
+    try:
+        run_gunicorn(app, host, port, workers, threads)
+    except PortInUse as taken:
+        fail(str(taken))
+
+
+def _author_link(app, host: str, port: int, dev: bool) -> str | None:
+    """The author pages' link with the token, when this server asks for one (as a notebook server
+    prints its link). The token is made here unless QUIZAPP_AUTHOR_TOKEN gives it."""
+    import os
+    import secrets
+    import socket
+
+    from ..web.access import needs_token
+
+    if not needs_token(app):
+        return None
+    if not app.config.get("AUTHOR_TOKEN"):
+        app.config["AUTHOR_TOKEN"] = secrets.token_urlsafe(32)
+        if dev:
+            # The development server's reloader runs this command again: it keeps the same token.
+            os.environ["QUIZAPP_AUTHOR_TOKEN"] = app.config["AUTHOR_TOKEN"]
+    shown = socket.gethostname() if host in ("0.0.0.0", "::", "") else host
+    shown = f"[{shown}]" if ":" in shown else shown
+    return f"http://{shown}:{port}/author/?token={app.config['AUTHOR_TOKEN']}"
