@@ -18,7 +18,8 @@ from .inputs import Inputs, parse_inputs
 from .model.layout import build_layout, uniform_layout
 from .model.maxlen import default_max_model_len
 from .sizing.memory import WEIGHTS_ERRORS, in_flight, memory_budget, weights_ratio, why_not_counted
-from .model.config import ModelConfig, parse_config
+from .model.config import ModelConfig
+from .model.parse import parse_config
 from .sizing.pool import pool, users
 from .sizing.prefix_caching import mamba_cache
 from .sizing.refusals import model_length_check, start_checks
