@@ -1,7 +1,6 @@
 """The catalog as authors read it: the tables agree with the calculator, and AUTHORING.md holds them."""
 
 import re
-from pathlib import Path
 
 import pytest
 
