@@ -17,7 +17,7 @@ from .errors import CalcError
 from .inputs import Inputs, parse_inputs
 from .model.layout import build_layout, uniform_layout
 from .model.maxlen import default_max_model_len
-from .sizing.memory import WEIGHTS_ERRORS, in_flight, memory_budget, weights_ratio, why_not_counted
+from .sizing.memory import in_flight, memory_budget, weights_ratio
 from .model.config import ModelConfig
 from .model.parse import parse_config
 from .sizing.pool import pool, users
@@ -101,12 +101,12 @@ def _layout_values(result: Result) -> None:
                f"{layout.kv_dtype}: {layout.kv_dtype_bytes} byte(s) per value")
     try:
         params = count_parameters(model)
-        text = f"{params.total / 1e9:.2f} B"  # a count past a float's range cannot be shown either
-    except WEIGHTS_ERRORS as error:
+    except CalcError as error:
         # A config may size the KV cache and still lack what the weights count needs.
-        result.notes.append(f"parameters not counted: {why_not_counted(error)}")
+        result.notes.append(f"parameters not counted: {error.message}")
         return
-    result.add("num_parameters", params.total, "parameters", text, params.derivation)
+    # Every field the count reads is bounded (model.config.whole_number), so the count fits a float.
+    result.add("num_parameters", params.total, "parameters", f"{params.total / 1e9:.2f} B", params.derivation)
 
 
 def _kv_bytes(result: Result) -> None:

@@ -17,16 +17,6 @@ from ..result import Result
 from ..versions import VllmRules
 from ..model.weights import weights_bytes
 
-# The weights count reads many optional config fields; a malformed one must not stop the KV
-# sizing, which does not need it.
-WEIGHTS_ERRORS = (CalcError, ValueError, TypeError, KeyError, ZeroDivisionError, OverflowError, AttributeError)
-
-
-def why_not_counted(error: Exception) -> str:
-    """The reason to show when the weights or parameters could not be counted (one of WEIGHTS_ERRORS)."""
-    return error.message if isinstance(error, CalcError) else f"a config field has an unexpected value ({error})"
-
-
 def batched_tokens_default(total_memory: int | None, gpu_name: str = "") -> tuple[int, str]:
     """vLLM's max_num_batched_tokens default for `vllm serve` (engine/arg_utils.py get_batch_defaults)."""
     gib = (total_memory or 0) / fmt.GIB
@@ -130,8 +120,10 @@ def weights_ratio(result: Result) -> None:
         return
     try:
         weights, _ = weights_per_gpu(result)
-    except WEIGHTS_ERRORS as error:
-        result.notes.append(f"weights not counted: {why_not_counted(error)}")
+    except CalcError as error:
+        # The count reads many optional config fields (each checked where it is read); one the
+        # count cannot use must not stop the KV sizing, which does not need it.
+        result.notes.append(f"weights not counted: {error.message}")
         return
     if weights == 0:  # weights_bytes given as 0: there is no ratio to state
         return
@@ -145,7 +137,8 @@ def weights_ratio(result: Result) -> None:
 def weights_per_gpu(result: Result) -> tuple[int, str]:
     """The weights on one GPU and where the figure comes from; a counted figure is added as weights_bytes.
 
-    Raises CalcError (field weights_bytes) when they are needed but cannot be counted.
+    Raises CalcError when they cannot be counted: field weights_bytes without a model config, else
+    the config field the count could not read.
     """
     inputs = result.inputs
     if inputs.weights_bytes is not None:
@@ -155,12 +148,6 @@ def weights_per_gpu(result: Result) -> tuple[int, str]:
     if result.model is None:
         raise CalcError("a pool from the GPU budget needs weights_bytes when there is no model config",
                         "weights_bytes")
-    try:
-        weights = weights_bytes(result.model, inputs.weights_dtype, inputs.tensor_parallel_size)
-    except CalcError:
-        raise
-    except WEIGHTS_ERRORS as error:
-        raise CalcError(f"the weights cannot be counted from this config ({why_not_counted(error)}); "
-                        "give weights_bytes", "weights_bytes") from None
+    weights = weights_bytes(result.model, inputs.weights_dtype, inputs.tensor_parallel_size)
     result.add("weights_bytes", weights.bytes, "B", fmt.gib(weights.bytes), weights.derivation)
     return weights.bytes, f"{weights.dtype}, counted from the config"
