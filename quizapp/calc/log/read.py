@@ -46,7 +46,6 @@ SETTINGS = {
 }
 
 
-
 def read_log(text: str) -> LogReading:
     """Read a vLLM startup log. Raises CalcError(field="log") for a text that is not one."""
     parsed = parse_log(text)
