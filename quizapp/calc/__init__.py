@@ -14,7 +14,8 @@ from .inputs import BY_NAME, FIELD_NAMES, FIELDS, Inputs, parse_field, parse_inp
 from .model.layout import KV_CACHE_DTYPES, kv_cache_dtypes_for
 from .log.parse import MAX_LOG_CHARS
 from .model.listings import gpu_prose_name
-from .log.read import LogReading, read_log
+from .log.read import read_log
+from .log.reading import LogReading
 from .sizing.refusals import CHECK_FIELDS
 from .needs import NEEDS, needs_text
 from .result import ALWAYS_PRESENT, VALUES, Quantity, Result

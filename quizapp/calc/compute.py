@@ -3,7 +3,9 @@
 ``calculate(data)`` is the one entry point the CLI, the JSON API and the cards call. It runs
 the stages in order: the model's layout and bytes per token (here), the GPU budget and
 weights (``memory.py``), the pool and its users (``pool.py``), and vLLM's start checks
-(``refusals.py``). Each stage adds its values to one :class:`~.result.Result`.
+(``refusals.py``). Each stage adds its values to one :class:`~.result.Result` and returns
+what a later stage uses (the max_model_len, the tokens in flight, the budget, the weights, the
+pool), which ``calculate`` hands on: a stage never looks in the result for another's values.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from .errors import CalcError
 from .inputs import Inputs, parse_inputs
 from .model.layout import build_layout, uniform_layout
 from .model.maxlen import default_max_model_len
-from .sizing.memory import WEIGHTS_ERRORS, in_flight, memory_budget, weights_ratio, why_not_counted
-from .model.config import ModelConfig, parse_config
-from .sizing.pool import pool, users
+from .sizing.memory import gpu_weights, in_flight, memory_budget, weights_ratio
+from .model.config import ModelConfig
+from .model.parse import parse_config
+from .sizing.pool import size_pool, users
 from .sizing.prefix_caching import mamba_cache
 from .sizing.refusals import model_length_check, start_checks
 from .result import Result
@@ -47,11 +50,12 @@ def calculate(data: dict[str, Any] | Inputs) -> Result:
     _kv_bytes(result)
     max_model_len = _max_model_len(result)
     in_flight_tokens = in_flight(result)
-    memory_budget(result)
-    weights_ratio(result)
-    pool(result, max_model_len, in_flight_tokens)
-    users(result, max_model_len, in_flight_tokens)
-    start_checks(result, max_model_len, in_flight_tokens)
+    budget = memory_budget(result)
+    weights = gpu_weights(result, budget)
+    weights_ratio(result, budget, weights)
+    pool = size_pool(result, max_model_len, in_flight_tokens, budget, weights)
+    users(result, max_model_len, in_flight_tokens, pool)
+    start_checks(result, max_model_len, in_flight_tokens, pool.memory if pool else None)
     return result
 
 
@@ -100,12 +104,12 @@ def _layout_values(result: Result) -> None:
                f"{layout.kv_dtype}: {layout.kv_dtype_bytes} byte(s) per value")
     try:
         params = count_parameters(model)
-        text = f"{params.total / 1e9:.2f} B"  # a count past a float's range cannot be shown either
-    except WEIGHTS_ERRORS as error:
+    except CalcError as error:
         # A config may size the KV cache and still lack what the weights count needs.
-        result.notes.append(f"parameters not counted: {why_not_counted(error)}")
+        result.notes.append(f"parameters not counted: {error.message}")
         return
-    result.add("num_parameters", params.total, "parameters", text, params.derivation)
+    # Every field the count reads is bounded (model.config.whole_number), so the count fits a float.
+    result.add("num_parameters", params.total, "parameters", f"{params.total / 1e9:.2f} B", params.derivation)
 
 
 def _kv_bytes(result: Result) -> None:

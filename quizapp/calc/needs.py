@@ -18,7 +18,7 @@ class Need:
 
     words: str  # as the checker says it
     inputs: tuple[str, ...] = ()
-    kinds: tuple[str, ...] = ()  # attention kinds (calc.attention.ATTENTION_KINDS)
+    kinds: tuple[str, ...] = ()  # attention kinds (calc.model.attention.ATTENTION_KINDS)
 
     def met(self, given: set[str], kind: str | None) -> bool:
         if self.kinds:

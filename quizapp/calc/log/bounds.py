@@ -9,58 +9,17 @@ its own pool and concurrency figures allow are used (docs/research/vllm-kv.md §
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 from math import ceil, floor
-from typing import TYPE_CHECKING
 
 from ..model.catalog import describe_attention, load_model
 from .parse import ParsedLog
 from .patterns import Gib
-
-if TYPE_CHECKING:
-    from .read import LogReading
+from .reading import Evidence, Memory, Pool, Settings
 
 DEFAULT_BLOCK_SIZE = 16
 # Block sizes vLLM's attention backends use when the log does not say (MLA backends: 64 or 128).
 POSSIBLE_BLOCK_SIZES = (16, 32, 64, 128)
-
-
-@dataclass(frozen=True)
-class Memory:
-    """The KV cache memory per GPU the log states: exact bytes, or the range a rounded GiB figure allows."""
-
-    low: Fraction
-    high: Fraction
-    text: str  # as the log states it: "3.31 GiB" or "10,000,000,000 B"
-    line: int
-    source: str  # the line it was read from
-
-    @property
-    def exact(self) -> bool:
-        return self.low == self.high
-
-    @property
-    def bytes(self) -> int:
-        return round((self.low + self.high) / 2)
-
-    def to_json(self) -> dict:
-        return {"bytes": self.bytes, "low": ceil(self.low), "high": floor(self.high), "exact": self.exact,
-                "text": self.text, "line": self.line, "source": self.source}
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """One way the log bounds the KV bytes per token, with its arithmetic."""
-
-    source: str
-    low: Fraction
-    high: Fraction
-    derivation: str
-
-    def to_json(self) -> dict:
-        return {"source": self.source, "low": ceil(self.low), "high": floor(self.high),
-                "derivation": self.derivation}
 
 
 MEMORY_SOURCES = {  # most exact first
@@ -73,8 +32,9 @@ MEMORY_SOURCES = {  # most exact first
 }
 
 
-def find_memory(parsed: ParsedLog, notes: list[str]) -> Memory | None:
+def find_memory(parsed: ParsedLog) -> tuple[Memory | None, list[str]]:
     """The KV memory per GPU: the most exact statement, and the smallest worker's (the pool follows it)."""
+    notes: list[str] = []
     for key, source in MEMORY_SOURCES.items():
         seen = parsed.all(key)
         if not seen:
@@ -92,99 +52,96 @@ def find_memory(parsed: ParsedLog, notes: list[str]) -> Memory | None:
             memory = Memory(Fraction(value), Fraction(value), f"{value:,} B", line, source)
         if memory.high <= 0:
             notes.append(f"line {line}: no memory is left for the KV cache ({memory.text})")
-            return None
-        return memory
-    return None
+            return None, notes
+        return memory, notes
+    return None, notes
 
 
-def block_sizes(reading: LogReading) -> tuple[int, ...]:
-    """The block sizes the log allows: stated, the ones its own figures fit, or vLLM's defaults."""
-    if reading.block_size:
-        return (reading.block_size,)
-    model = load_model(reading.catalog_model) if reading.catalog_model else None
+def block_sizes(settings: Settings, pool: Pool, catalog_model: str | None) -> tuple[tuple[int, ...], list[str]]:
+    """The block sizes the log allows: stated, the ones its own figures fit, or vLLM's defaults; with a note
+    saying which when the log does not state it."""
+    if settings.block_size:
+        return (settings.block_size,), []
+    model = load_model(catalog_model) if catalog_model else None
     standard = model is not None and not model.is_mla
     fits: tuple[int, ...] = ()
-    if reading.max_concurrency_text and reading.max_model_len and (reading.num_gpu_blocks or reading.pool_tokens):
-        fits = tuple(bs for bs in POSSIBLE_BLOCK_SIZES if _fits(reading, bs))
+    length = settings.max_model_len
+    if pool.max_concurrency_text and length and (pool.num_gpu_blocks or pool.tokens):
+        fits = tuple(bs for bs in POSSIBLE_BLOCK_SIZES if _fits(pool, length, bs))
         if not fits:
-            why = (f"{reading.catalog_model} keeps several KV cache groups ({describe_attention(model)})" if model
+            why = (f"{catalog_model} keeps several KV cache groups ({describe_attention(model)})" if model
                    else "a hybrid model, or a formula this reader does not know")
-            reading.notes.append(f"the pool and concurrency lines fit no single KV cache group of 16 to 128-token "
-                                 f"blocks: {why}; the implied figure is the pool's bytes per logged token, and its "
-                                 "bounds allow any of those block sizes")
-            return POSSIBLE_BLOCK_SIZES
+            return POSSIBLE_BLOCK_SIZES, [
+                f"the pool and concurrency lines fit no single KV cache group of 16 to 128-token blocks: {why}; the "
+                "implied figure is the pool's bytes per logged token, and its bounds allow any of those block sizes"]
     if standard and (not fits or DEFAULT_BLOCK_SIZE in fits):
-        return (DEFAULT_BLOCK_SIZE,)
+        return (DEFAULT_BLOCK_SIZE,), []
     if fits:
         sizes = " or ".join(map(str, fits))
-        reading.notes.append(f"the log does not state the block size; {sizes} tokens "
-                             f"{'is the only size that gives' if len(fits) == 1 else 'are the sizes that give'} "
-                             "both its pool and its concurrency")
-        return fits
-    reading.notes.append("the log does not state the block size; the bounds allow 16 to 128 tokens per block "
-                         "(16 is vLLM's default; MLA backends use 64 or 128)")
-    return POSSIBLE_BLOCK_SIZES
+        return fits, [f"the log does not state the block size; {sizes} tokens "
+                      f"{'is the only size that gives' if len(fits) == 1 else 'are the sizes that give'} "
+                      "both its pool and its concurrency"]
+    return POSSIBLE_BLOCK_SIZES, ["the log does not state the block size; the bounds allow 16 to 128 tokens per "
+                                  "block (16 is vLLM's default; MLA backends use 64 or 128)"]
 
 
-def _fits(reading: LogReading, block_size: int) -> bool:
+def _fits(pool: Pool, length: int, block_size: int) -> bool:
     """Whether one KV cache group of this block size gives the log's pool and concurrency together.
 
     Blocks are logged (V0 and early V1, whose concurrency is tokens ÷ max_model_len), or the
     pool is blocks × block size (up to 0.20) or int(concurrency × max_model_len) (0.22 on),
     with concurrency blocks ÷ blocks per request.
     """
-    length, per_request = reading.max_model_len, -(-reading.max_model_len // block_size)
-    if reading.num_gpu_blocks:
-        blocks = reading.num_gpu_blocks
-        return any(f"{c:.2f}x" == reading.max_concurrency_text
+    per_request = -(-length // block_size)
+    if pool.num_gpu_blocks:
+        blocks = pool.num_gpu_blocks
+        return any(f"{c:.2f}x" == pool.max_concurrency_text
                    for c in (blocks / per_request, blocks * block_size / length))
-    tokens = reading.pool_tokens
+    tokens = pool.tokens
     counts = [tokens // block_size] if tokens % block_size == 0 else []
     near = tokens * per_request // length
     counts += [n for n in range(max(near - 1, 1), near + 3) if int(n / per_request * length) == tokens]
-    return any(f"{n / per_request:.2f}x" == reading.max_concurrency_text for n in counts)
+    return any(f"{n / per_request:.2f}x" == pool.max_concurrency_text for n in counts)
 
 
-def pool_evidence(reading: LogReading) -> Evidence | None:
+def pool_evidence(memory: Memory | None, pool: Pool, settings: Settings, sizes: tuple[int, ...]) -> Evidence | None:
     """Pool bytes ÷ the tokens its blocks hold, widened by the less-than-a-block that whole blocks leave over."""
-    memory = reading.memory
-    if memory is None or not (reading.num_gpu_blocks or reading.pool_tokens):
+    if memory is None or not (pool.num_gpu_blocks or pool.tokens):
         return None
-    if reading.num_gpu_blocks:
-        held = [(bs, Fraction(reading.num_gpu_blocks * bs), Fraction(reading.num_gpu_blocks * bs))
-                for bs in reading.block_sizes]
-        what = f"{reading.num_gpu_blocks:,} blocks"
+    if pool.num_gpu_blocks:
+        held = [(bs, Fraction(pool.num_gpu_blocks * bs), Fraction(pool.num_gpu_blocks * bs)) for bs in sizes]
+        what = f"{pool.num_gpu_blocks:,} blocks"
     else:
-        held = [(bs, *_tokens_held(reading, bs)) for bs in reading.block_sizes]
-        what = f"{reading.pool_tokens:,} logged tokens"
+        held = [(bs, *_tokens_held(pool.tokens, settings, bs)) for bs in sizes]
+        what = f"{pool.tokens:,} logged tokens"
     low = min(memory.low / (most + bs) for bs, _, most in held)
     high = max(memory.high / least for _, least, _ in held)
-    largest = max(reading.block_sizes)
+    largest = max(sizes)
     return Evidence("pool", low, high, (
         f"{_memory_words(memory)} ÷ {what}: the blocks hold {_range(min(h[1] for h in held), max(h[2] for h in held))}"
         f" tokens, and whole blocks leave less than one block ({largest} tokens) of memory over, so "
         f"{_range(low, high)} B per token"))
 
 
-def _tokens_held(reading: LogReading, block_size: int) -> tuple[Fraction, Fraction]:
+def _tokens_held(tokens: int, settings: Settings, block_size: int) -> tuple[Fraction, Fraction]:
     """The tokens the pool's blocks hold, from the logged count (docs/research/vllm-kv.md §4.2).
 
     Up to vLLM 0.20 the log prints blocks × block size; from 0.22 it prints int(concurrency ×
     max_model_len), short of the blocks' tokens by a request's last partial block (and by one
     token of float rounding). A log that does not say which gets the wider bound.
     """
-    tokens, length, version = reading.pool_tokens, reading.max_model_len, reading.version
-    old_formula = (version is not None and version < (0, 22)) or reading.before_v1
+    length, version = settings.max_model_len, settings.version
+    old_formula = (version is not None and version < (0, 22)) or settings.before_v1
     if old_formula or not length:
         return Fraction(tokens), Fraction(tokens + (0 if old_formula else 1))
     per_request = -(-length // block_size) * block_size
     return Fraction(tokens), Fraction((tokens + 1) * per_request, length)
 
 
-def refusal_evidence(reading: LogReading) -> list[Evidence]:
+def refusal_evidence(refusals: list[dict], sizes: tuple[int, ...]) -> list[Evidence]:
     """"X GiB KV cache is needed" for one request of max_model_len: X ÷ its tokens in whole blocks."""
     found = []
-    for refusal in reading.refusals:
+    for refusal in refusals:
         if refusal["kind"] != "one_request_fits":
             continue
         length = refusal["max_model_len"]
@@ -192,12 +149,20 @@ def refusal_evidence(reading: LogReading) -> list[Evidence]:
         low_bytes, high_bytes = needed.bounds()
         if length <= 0 or low_bytes <= 0:
             continue  # not figures vLLM prints
-        tokens = max(-(-length // bs) * bs for bs in reading.block_sizes)
+        tokens = max(-(-length // bs) * bs for bs in sizes)
         low, high = low_bytes / tokens, high_bytes / length
         found.append(Evidence("refusal", low, high, (
             f"{needed.text} GiB needed (±0.{'0' * needed.decimals}5 GiB as rounded) for one request of {length:,} "
             f"tokens, held in whole blocks ({_range(length, tokens)} tokens): {_range(low, high)} B per token")))
     return found
+
+
+def implied_interval(evidence: list[Evidence]) -> tuple[Fraction, Fraction] | None:
+    """The KV bytes per token every way the log bounds it allows (None if it does not, or they conflict)."""
+    if not evidence:
+        return None
+    low, high = max(e.low for e in evidence), min(e.high for e in evidence)
+    return (low, high) if low <= high else None
 
 
 def _memory_words(memory: Memory) -> str:

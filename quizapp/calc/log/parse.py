@@ -1,7 +1,7 @@
 """Read a startup log's text into facts, line by line.
 
 ``parse_log`` splits the text into lines, strips vLLM's prefixes and terminal colours,
-recognises each line through ``logpatterns.PATTERNS``, and returns every fact with its line,
+recognises each line through ``patterns.PATTERNS``, and returns every fact with its line,
 plus the lines it did and did not recognise. A log may hold several starts (restarts); the
 facts are the last start's.
 

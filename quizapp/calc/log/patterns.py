@@ -78,7 +78,10 @@ def _typed(kind: type, raw: str):
         return raw
     if kind is bool:
         return {"True": True, "False": False}.get(raw)
-    number = float(raw)
+    try:
+        number = float(raw)
+    except ValueError:  # ARG_VALUE admits "1.2.3" or "."
+        return None
     if kind is int:
         return int(number) if number.is_integer() else None
     return number
@@ -89,10 +92,7 @@ def _pairs(found: list[tuple[str, str]], kinds: dict, prefix: str) -> dict:
     facts: dict = {}
     for key, raw in found:
         if key in kinds and f"{prefix}{key}" not in facts:
-            try:
-                value = _typed(kinds[key], raw)
-            except (ValueError, ArithmeticError):
-                continue
+            value = _typed(kinds[key], raw)
             if value is not None:
                 facts[f"{prefix}{key}"] = value
     return facts
@@ -280,10 +280,8 @@ def recognise(message: str) -> tuple[list[str], dict]:
         match = pattern.regex.search(message)
         if not match:
             continue
-        try:
-            found = pattern.read(match)
-        except (ValueError, ArithmeticError):
-            continue  # a garbled number: the line is not what the pattern describes
+        # Each pattern admits only numbers its reader converts, so a reader does not fail on a match.
+        found = pattern.read(match)
         if found:
             names.append(pattern.name)
             for key, value in found.items():

@@ -2,31 +2,27 @@
 and the calculator's prediction beside them.
 
 ``read_log(text)`` is the one entry point (``quizapp read-log``, the API and the page call it).
-It returns a :class:`LogReading`, whose ``to_json()`` is the object the API returns. A text
-that is too large, or in which no line is one vLLM prints, raises ``CalcError(field="log")``.
+It returns a :class:`~.reading.LogReading`, whose ``to_json()`` is the object the API returns. A
+text that is too large, or in which no line is one vLLM prints, raises ``CalcError(field="log")``.
 Whatever the log does not state is ``None``, never a guess: the implied bytes per token is
-an interval (``logbounds``), and a model outside the catalog gets no prediction.
+an interval (``bounds.py``), and a model outside the catalog gets no prediction.
 
-The modules behind it: ``logparse`` recognises lines, ``logbounds`` bounds the bytes per
-token, ``logpredict`` runs the calculator beside the log, ``logscenario`` turns the log into
+``read_log`` runs the steps in order, each given the facts it needs and returning what it
+finds (with its notes): ``parse.py`` recognises lines, the pool lines and the settings are read
+here, ``bounds.py`` finds the KV memory and bounds the bytes per token, ``predict.py`` runs the
+calculator beside the log, ``scenario.py`` finds the catalog model and turns the log into
 calculator inputs.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from fractions import Fraction
-from math import ceil, floor
-
 from ..errors import CalcError
-from .bounds import Evidence, Memory, block_sizes, find_memory, pool_evidence, refusal_evidence
+from .bounds import block_sizes, find_memory, implied_interval, pool_evidence, refusal_evidence
 from .parse import ParsedLog, parse_log
 from .patterns import Gib
 from .predict import predict
+from .reading import LogReading, Pool, Settings
 from .scenario import continue_inputs, match_catalog, utilization_ceiling
-from ..versions import parse_version
-
-MAX_LISTED = 200  # recognised and unrecognised lines listed in the JSON
 
 # Each setting, and the facts that state it, most authoritative first: the engine's resolved
 # config and the pool lines before the flags as typed.
@@ -50,103 +46,6 @@ SETTINGS = {
 }
 
 
-@dataclass
-class LogReading:
-    """What a log states (None where it does not say), what it implies, and the calculator beside it.
-
-    The settings are attributes named as vLLM names them (``model``, ``max_model_len``, ...);
-    ``implied`` is the bytes-per-token interval (exact fractions), ``predicted`` the
-    calculator's side, ``continue_inputs`` the scenario as calculator inputs, ``to_json()``
-    all of it as plain JSON.
-    """
-
-    vllm_version: str | None = None
-    model: str | None = None
-    architecture: str | None = None
-    tensor_parallel_size: int | None = None
-    pipeline_parallel_size: int | None = None
-    max_model_len: int | None = None
-    kv_cache_dtype: str | None = None
-    dtype: str | None = None
-    quantization: str | None = None
-    block_size: int | None = None
-    gpu_memory_utilization: float | None = None
-    max_num_batched_tokens: int | None = None
-    async_scheduling: bool | None = None  # None: the log does not set it (vLLM's default applies)
-    enable_prefix_caching: bool | None = None
-    speculative: dict | None = None
-    pool_tokens: int | None = None
-    max_concurrency_text: str | None = None  # as printed: "2.94x"
-    num_gpu_blocks: int | None = None
-    memory: Memory | None = None
-    memory_profile: dict[str, int] = field(default_factory=dict)  # the log's other memory figures, in bytes
-    refusals: list[dict] = field(default_factory=list)  # vLLM's start refusals, with their figures
-    lines: dict[str, int] = field(default_factory=dict)  # where each setting and figure was read
-    one_line_pool: bool = False  # pool and concurrency printed on one line: vLLM 0.28 or later
-    catalog_model: str | None = None
-    catalog_match: str = ""  # how the catalog model was found, or why none was
-    block_sizes: tuple[int, ...] = ()
-    evidence: list[Evidence] = field(default_factory=list)
-    predicted: dict | None = None
-    continue_inputs: dict = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    parsed: ParsedLog = field(default_factory=ParsedLog)
-
-    @property
-    def max_concurrency(self) -> float | None:
-        return float(self.max_concurrency_text[:-1]) if self.max_concurrency_text else None
-
-    @property
-    def version(self) -> tuple[int, int] | None:
-        """(major, minor) of the release; None when the log names none, or a source build ("0.1.dev…")."""
-        if not self.vllm_version or self.vllm_version.startswith("0.1.dev"):
-            return None
-        try:
-            return parse_version(self.vllm_version)
-        except CalcError:
-            return None
-
-    @property
-    def before_v1(self) -> bool:
-        """A release before 0.11, or the V0 engine's memory-profile lines."""
-        return (self.version is not None and self.version < (0, 11)) or "kv_memory_v0" in self.parsed.facts
-
-    @property
-    def implied(self) -> tuple[Fraction, Fraction] | None:
-        """The KV bytes per token every way the log bounds it allows (None if it does not, or they conflict)."""
-        if not self.evidence:
-            return None
-        low, high = max(e.low for e in self.evidence), min(e.high for e in self.evidence)
-        return (low, high) if low <= high else None
-
-    def to_json(self) -> dict:
-        implied = self.implied
-        data = {name: getattr(self, name) for name in SETTINGS}
-        data.update({
-            "pool_tokens": self.pool_tokens,
-            "max_concurrency": self.max_concurrency,
-            "max_concurrency_text": self.max_concurrency_text,
-            "num_gpu_blocks": self.num_gpu_blocks,
-            "kv_cache_memory_bytes": self.memory.bytes if self.memory else None,
-            "kv_cache_memory": self.memory.to_json() if self.memory else None,
-            "memory_profile": self.memory_profile or None,
-            "refusals": self.refusals,
-            "implied_kv_bytes_per_token": {"low": ceil(implied[0]), "high": floor(implied[1])} if implied else None,
-            "implied_from": [e.to_json() for e in self.evidence],
-            "catalog_model": self.catalog_model,
-            "catalog_match": self.catalog_match,
-            "predicted": self.predicted,
-            "continue_inputs": self.continue_inputs,
-            "notes": self.notes,
-            "lines": self.lines,
-            "lines_read": self.parsed.lines_total,
-            "recognised": [{"line": n, "kind": k} for n, k in self.parsed.recognised[:MAX_LISTED]],
-            "unrecognised": [{"line": n, "text": t} for n, t in self.parsed.unrecognised[:MAX_LISTED]],
-            "unrecognised_total": len(self.parsed.unrecognised),
-        })
-        return data
-
-
 def read_log(text: str) -> LogReading:
     """Read a vLLM startup log. Raises CalcError(field="log") for a text that is not one."""
     parsed = parse_log(text)
@@ -156,69 +55,83 @@ def read_log(text: str) -> LogReading:
         raise CalcError(f"not recognised as a vLLM startup log: none of its {parsed.lines_total:,} lines is one "
                         "vLLM prints as it starts (such as 'GPU KV cache size: N tokens', 'Available KV cache "
                         "memory', 'non-default args' or 'Initializing a V1 LLM engine')", "log")
-    reading = LogReading(parsed=parsed)
+    notes = []
     if parsed.runs > 1:
-        reading.notes.append(f"the log holds {parsed.runs} vLLM starts; this reads the last, from line "
-                             f"{parsed.first_line}")
-    _figures(reading, parsed)
-    _settings(reading, parsed)
-    reading.catalog_model, reading.catalog_match = match_catalog(reading.model)
-    reading.memory = find_memory(parsed, reading.notes)
-    if reading.memory:
-        reading.lines["kv_cache_memory_bytes"] = reading.memory.line
-    if (reading.memory and (reading.pool_tokens or reading.num_gpu_blocks)) or \
-            any(r["kind"] == "one_request_fits" for r in reading.refusals):
-        reading.block_sizes = block_sizes(reading)
-        reading.evidence = [e for e in [pool_evidence(reading), *refusal_evidence(reading)] if e]
-    if reading.evidence and reading.implied is None:
-        reading.notes.append("the log's figures disagree about the bytes per token: "
-                             + "; ".join(e.derivation for e in reading.evidence))
-    reading.predicted = predict(reading)
-    reading.continue_inputs = continue_inputs(reading)
-    return reading
+        notes.append(f"the log holds {parsed.runs} vLLM starts; this reads the last, from line {parsed.first_line}")
+    pool, lines, found = _pool(parsed)
+    notes += found
+    settings, setting_lines, found = _settings(parsed, pool, lines.get("max_concurrency"))
+    notes += found
+    lines.update(setting_lines)
+    refusals = _refusals(parsed, settings.vllm_version)
+    catalog_model, catalog_match = match_catalog(settings.model)
+    memory, found = find_memory(parsed)
+    notes += found
+    if memory:
+        lines["kv_cache_memory_bytes"] = memory.line
+    sizes, evidence = (), []
+    if (memory and (pool.tokens or pool.num_gpu_blocks)) or any(r["kind"] == "one_request_fits" for r in refusals):
+        sizes, found = block_sizes(settings, pool, catalog_model)
+        notes += found
+        evidence = [e for e in [pool_evidence(memory, pool, settings, sizes), *refusal_evidence(refusals, sizes)]
+                    if e]
+    implied = implied_interval(evidence)
+    if evidence and implied is None:
+        notes.append("the log's figures disagree about the bytes per token: "
+                     + "; ".join(e.derivation for e in evidence))
+    predicted = predict(catalog_model, catalog_match, settings, pool, memory, refusals, implied)
+    profile = _memory_profile(parsed)
+    inputs, found = continue_inputs(catalog_model, (predicted or {}).get("inputs", {}), settings, pool, memory,
+                                    profile, implied)
+    notes += found
+    return LogReading(parsed=parsed, settings=settings, pool=pool, memory=memory, memory_profile=profile,
+                      refusals=refusals, lines=lines, catalog_model=catalog_model, catalog_match=catalog_match,
+                      block_sizes=sizes, evidence=evidence, implied=implied, predicted=predicted,
+                      continue_inputs=inputs, notes=notes)
 
 
-def _figures(reading: LogReading, parsed: ParsedLog) -> None:
-    """The pool lines and the memory lines. Workers may each print them; the pool follows the smallest."""
+def _pool(parsed: ParsedLog) -> tuple[Pool, dict[str, int], list[str]]:
+    """The pool lines, with where each was read. Workers may each print them; the pool follows the smallest."""
+    lines: dict[str, int] = {}
+    notes: list[str] = []
+    tokens = text = blocks = length = None
     pools = parsed.all("pool_tokens")
     if pools:
-        (reading.pool_tokens, _), reading.lines["pool_tokens"] = min(pools, key=lambda seen: seen[0][0])
-        _note_spread(reading, "GPU KV cache size", {tokens for (tokens, _), _ in pools})
+        (tokens, _), lines["pool_tokens"] = min(pools, key=lambda seen: seen[0][0])
+        notes += _spread("GPU KV cache size", {tokens for (tokens, _), _ in pools})
     elif parsed.all("v0_pool_tokens"):
         # V0's refusal names the tokens its blocks hold: "... stored in KV cache (23648)".
-        reading.pool_tokens, reading.lines["pool_tokens"] = parsed.first("v0_pool_tokens")
+        tokens, lines["pool_tokens"] = parsed.first("v0_pool_tokens")
     concurrency = parsed.all("max_concurrency")
     if concurrency:
-        (length, text), line = min(concurrency, key=lambda seen: float(seen[0][1][:-1]))
-        reading.max_concurrency_text, reading.lines["max_concurrency"] = text, line
-        parsed.facts["concurrency_max_model_len"] = [(length, line)]  # the resolved length: SETTINGS reads it first
-        reading.one_line_pool = bool({n for _, n in concurrency} & {n for _, n in pools})
-    blocks = parsed.all("num_gpu_blocks")
-    if blocks:
-        reading.num_gpu_blocks, reading.lines["num_gpu_blocks"] = min(blocks, key=lambda seen: seen[0])
-    version, _ = parsed.first("vllm_version")
-    said = set()
+        (length, text), lines["max_concurrency"] = min(concurrency, key=lambda seen: float(seen[0][1][:-1]))
+    all_blocks = parsed.all("num_gpu_blocks")
+    if all_blocks:
+        blocks, lines["num_gpu_blocks"] = min(all_blocks, key=lambda seen: seen[0])
+    one_line = bool({n for _, n in concurrency} & {n for _, n in pools})
+    return Pool(tokens, text, blocks, length, one_line), lines, notes
+
+
+def _spread(what: str, values: set) -> list[str]:
+    if len(values) > 1:
+        return [f"workers logged different '{what}' figures ({', '.join(f'{v:,}' for v in sorted(values))}); "
+                "vLLM sizes the pool by the smallest"]
+    return []
+
+
+def _refusals(parsed: ParsedLog, version: str | None) -> list[dict]:
+    """vLLM's start refusals, each once (the worker, the engine and the server each print the same one)."""
+    refusals, said = [], set()
     for refusal, line in parsed.all("refusal"):
         if refusal.get("message") in said:
-            continue  # the worker, the engine and the server each print the same refusal
+            continue
         said.add(refusal.get("message"))
-        reading.refusals.append(_refusal_json(refusal, line))
+        data = _refusal_json(refusal, line)
         if refusal["kind"] == "free_memory":
-            reading.refusals[-1]["gpu_memory_utilization_ceiling"] = utilization_ceiling(
+            data["gpu_memory_utilization_ceiling"] = utilization_ceiling(
                 refusal["total"].text, refusal["free"].text, version)
-    for name in ("weights", "requested_memory", "total_memory", "free_memory"):
-        value, _ = parsed.first(name)
-        if value is not None:
-            reading.memory_profile[f"{name}_bytes"] = round(value.value * 2**30)
-    profile, _ = parsed.first("profile")
-    for name, value in (profile or {}).items():
-        reading.memory_profile.setdefault(f"{name}_bytes", round(value.value * 2**30))
-
-
-def _note_spread(reading: LogReading, what: str, values: set) -> None:
-    if len(values) > 1:
-        reading.notes.append(f"workers logged different '{what}' figures "
-                             f"({', '.join(f'{v:,}' for v in sorted(values))}); vLLM sizes the pool by the smallest")
+        refusals.append(data)
+    return refusals
 
 
 def _refusal_json(refusal: dict, line: int) -> dict:
@@ -232,24 +145,44 @@ def _refusal_json(refusal: dict, line: int) -> dict:
     return data
 
 
-def _settings(reading: LogReading, parsed: ParsedLog) -> None:
+def _memory_profile(parsed: ParsedLog) -> dict[str, int]:
+    """The log's memory figures other than the KV cache's, in bytes."""
+    profile = {}
+    for name in ("weights", "requested_memory", "total_memory", "free_memory"):
+        value, _ = parsed.first(name)
+        if value is not None:
+            profile[f"{name}_bytes"] = round(value.value * 2**30)
+    found, _ = parsed.first("profile")
+    for name, value in (found or {}).items():
+        profile.setdefault(f"{name}_bytes", round(value.value * 2**30))
+    return profile
+
+
+def _settings(parsed: ParsedLog, pool: Pool, concurrency_line: int | None) -> tuple[Settings, dict[str, int],
+                                                                                     list[str]]:
+    """Each setting as its most authoritative fact states it (SETTINGS), where it was read, and a note
+    for each setting the log also states otherwise."""
+    values, lines, notes = {}, {}, []
+    # The request length of the concurrency line is the resolved max_model_len: SETTINGS reads it first.
+    stated = {"concurrency_max_model_len": [(pool.request_tokens, concurrency_line)] if concurrency_line else []}
     for name, keys in SETTINGS.items():
-        found = [(value, line) for key in keys for value, line in parsed.all(key)
+        found = [(value, line) for key in keys for value, line in (stated[key] if key in stated else parsed.all(key))
                  if not (name == "max_model_len" and value <= 0)]  # -1 asks vLLM to fit the length itself
         if not found:
             continue
         if name == "model":
             found = [(v.rstrip("/") or v, line) for v, line in found]
         value, line = found[0]
-        setattr(reading, name, value)
-        reading.lines[name] = line
+        values[name], lines[name] = value, line
         others = sorted({str(v) for v, _ in found if v != value})
         if others and name != "speculative":
-            reading.notes.append(f"{name}: the log states {value} (line {line}) and also {', '.join(others)}; "
-                                 f"this reads {value}")
-    if reading.vllm_version is None and reading.one_line_pool:
-        reading.notes.append("the log does not state its vLLM version; its pool and concurrency on one line are "
-                             "vLLM 0.28 or later")
-    if reading.vllm_version and reading.version is None:
-        reading.notes.append(f"vLLM {reading.vllm_version} is a source build whose release is not known; the "
-                             "prediction follows the current release")
+            notes.append(f"{name}: the log states {value} (line {line}) and also {', '.join(others)}; "
+                         f"this reads {value}")
+    settings = Settings(**values, v0_engine="kv_memory_v0" in parsed.facts)
+    if settings.vllm_version is None and pool.one_line:
+        notes.append("the log does not state its vLLM version; its pool and concurrency on one line are "
+                     "vLLM 0.28 or later")
+    if settings.vllm_version and settings.version is None:
+        notes.append(f"vLLM {settings.vllm_version} is a source build whose release is not known; the "
+                     "prediction follows the current release")
+    return settings, lines, notes

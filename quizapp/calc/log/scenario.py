@@ -7,16 +7,13 @@ log into inputs ``calculate()`` accepts, so a reader can go on in the calculator
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from fractions import Fraction
 
-from ..model.catalog import model_ids
-from ..errors import closest
 from ..compute import calculate
-from ..errors import CalcError
+from ..errors import CalcError, closest
 from ..inputs import BLOCK_SIZES, parse_inputs
-
-if TYPE_CHECKING:
-    from .read import LogReading
+from ..model.catalog import model_ids
+from .reading import Memory, Pool, Settings
 
 # Words a quantized checkpoint appends to its base model's name (Qwen3-8B-FP8, ...-int4-mixed-AutoRound).
 QUANT_WORDS = {"fp8", "fp4", "nvfp4", "mxfp4", "int4", "int8", "awq", "gptq", "w4a16", "w8a8", "w8a16", "w4a8",
@@ -67,59 +64,62 @@ def utilization_ceiling(total_gib: str, free_gib: str, version: str | None) -> f
     return None
 
 
-def continue_inputs(reading: LogReading) -> dict:
-    """The log's scenario as calculator inputs, each one accepted by ``calculate()`` with the others."""
+def continue_inputs(catalog_model: str | None, predicted_inputs: dict, settings: Settings, pool: Pool,
+                    memory: Memory | None, memory_profile: dict[str, int],
+                    implied: tuple[Fraction, Fraction] | None) -> tuple[dict, list[str]]:
+    """The log's scenario as calculator inputs, each one accepted by ``calculate()`` with the others,
+    and a note for each input left out. ``predicted_inputs`` are the inputs the prediction ran with."""
     data: dict = {}
-    if reading.catalog_model:
-        data["model"] = reading.catalog_model
-        given = (reading.predicted or {}).get("inputs", {})
-        data.update({k: v for k, v in given.items()
+    if catalog_model:
+        data["model"] = catalog_model
+        data.update({k: v for k, v in predicted_inputs.items()
                      if k in ("tensor_parallel_size", "kv_cache_dtype", "num_draft_layers", "block_size")})
-    elif reading.implied:
-        data["kv_bytes_per_token"] = round(sum(reading.implied) / 2)
-    elif reading.block_size in BLOCK_SIZES:
-        data["block_size"] = reading.block_size
-    if reading.max_model_len:
-        data["max_model_len"] = reading.max_model_len
-    version = reading.version
+    elif implied:
+        data["kv_bytes_per_token"] = round(sum(implied) / 2)
+    elif settings.block_size in BLOCK_SIZES:
+        data["block_size"] = settings.block_size
+    if settings.max_model_len:
+        data["max_model_len"] = settings.max_model_len
+    version = settings.version
     if version and version >= (0, 11):
         data["vllm_version"] = f"{version[0]}.{version[1]}"
-    if reading.memory and reading.memory.exact:
-        data["kv_cache_memory_bytes"] = reading.memory.bytes
-    elif reading.pool_tokens:
-        data["pool_tokens"] = reading.pool_tokens
-    elif reading.memory:
-        data["kv_cache_memory_bytes"] = reading.memory.bytes
+    if memory and memory.exact:
+        data["kv_cache_memory_bytes"] = memory.bytes
+    elif pool.tokens:
+        data["pool_tokens"] = pool.tokens
+    elif memory:
+        data["kv_cache_memory_bytes"] = memory.bytes
     for name in ("total_memory_bytes", "free_memory_bytes"):
-        if reading.memory_profile.get(name):
-            data[name] = reading.memory_profile[name]
-    if reading.gpu_memory_utilization and "total_memory_bytes" in data:
-        data["gpu_memory_utilization"] = reading.gpu_memory_utilization
-    if reading.max_num_batched_tokens:
-        data["max_num_batched_tokens"] = reading.max_num_batched_tokens
+        if memory_profile.get(name):
+            data[name] = memory_profile[name]
+    if settings.gpu_memory_utilization and "total_memory_bytes" in data:
+        data["gpu_memory_utilization"] = settings.gpu_memory_utilization
+    if settings.max_num_batched_tokens:
+        data["max_num_batched_tokens"] = settings.max_num_batched_tokens
     for name in ("async_scheduling", "enable_prefix_caching"):
-        if getattr(reading, name) is not None:
-            data[name] = getattr(reading, name)
-    return _accepted(data, reading.notes)
+        if getattr(settings, name) is not None:
+            data[name] = getattr(settings, name)
+    return _accepted(data)
 
 
-def _accepted(data: dict, notes: list[str]) -> dict:
+def _accepted(data: dict) -> tuple[dict, list[str]]:
     """Leave out the inputs the calculator refuses together, saying which and why."""
+    notes: list[str] = []
     for _ in range(len(data) + 1):
         try:
             if {"model", "kv_bytes_per_token"} & data.keys():
                 calculate(data)
             else:
                 parse_inputs(data)  # no model yet: check each input on its own
-            return data
+            return data, notes
         except CalcError as error:
             drop = [error.field] if error.field in data and error.field not in ("model", "kv_bytes_per_token") \
                 else ["pool_tokens"] if error.field == "max_model_len" else list(GPU_BUDGET)
             drop = [key for key in drop if key in data]
             if not drop:
                 notes.append(f"the calculator refuses the log's scenario: {error.message}")
-                return data
+                return data, notes
             notes.append(f"{', '.join(drop)} left out of the calculator's inputs: {error.message}")
             for key in drop:
                 del data[key]
-    return data
+    return data, notes

@@ -11,7 +11,8 @@ from functools import cache
 from importlib import resources
 
 from ..errors import CalcError, closest
-from .config import ModelConfig, parse_config
+from .config import ModelConfig
+from .parse import parse_config
 
 DATA = resources.files("quizapp.calc") / "data"
 

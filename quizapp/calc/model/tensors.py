@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..errors import CalcError
 from ..fmt import commas
-from .config import LINEAR, MLA, NO_ATTENTION, ModelConfig
+from .config import LINEAR, MAX_DIMENSION, MLA, NO_ATTENTION, ModelConfig, whole_number
 
 # What a tensor is, for quantization: vLLM's quantization methods (fp8, ModelOpt nvfp4)
 # convert the weights of linear layers, and mxfp4 (gpt-oss) only the routed experts';
@@ -53,10 +53,18 @@ def hidden(model: ModelConfig) -> int:
 
 
 def required_int(model: ModelConfig, key: str) -> int:
+    """A field the count needs: a positive whole number (CalcError naming it when missing or not one)."""
     value = model.get(key)
     if value is None:
         raise CalcError(f"config is missing '{key}' (needed to count parameters)", f"config.{key}")
-    return int(value)
+    return whole_number(value, key)
+
+
+def optional_int(model: ModelConfig, key: str, default: int = 0, minimum: int = 0) -> int:
+    """A field the count can do without: ``default`` when the config has none, else a whole number
+    of at least ``minimum`` (CalcError naming it when not one)."""
+    value = model.get(key)
+    return default if value is None else whole_number(value, key, minimum)
 
 
 def _attention(model: ModelConfig) -> list[Term]:
@@ -80,7 +88,7 @@ def _mla(model: ModelConfig) -> list[Term]:
     h, heads = hidden(model), model.num_attention_heads
     rank, rope = model.kv_lora_rank, model.qk_rope_head_dim
     nope, v = required_int(model, "qk_nope_head_dim"), required_int(model, "v_head_dim")
-    q_lora = model.get("q_lora_rank")
+    q_lora = optional_int(model, "q_lora_rank")
     if q_lora:
         q_terms = [Term("attention", "q_a_proj", h * q_lora),
                    Term("norms", "q_a_layernorm", q_lora, PLAIN),
@@ -139,14 +147,20 @@ def _mlp(model: ModelConfig, part: str, inner: int, kind: str = LINEAR_WEIGHT) -
     return terms
 
 
+EXPERT_KEYS = ("n_routed_experts", "num_experts", "num_local_experts")  # DeepSeek, Qwen, Mixtral
+
+
 def num_experts(model: ModelConfig) -> int:
-    return int(model.get("n_routed_experts") or model.get("num_experts")
-               or model.get("num_local_experts") or 0)
+    """Routed experts: the first of EXPERT_KEYS the config sets to something other than 0 or null."""
+    for key in EXPERT_KEYS:
+        if model.get(key):
+            return whole_number(model.get(key), key, minimum=0)
+    return 0
 
 
 def _moe(model: ModelConfig) -> list[Term]:
     h, experts = hidden(model), num_experts(model)
-    inner = int(model.get("moe_intermediate_size") or required_int(model, "intermediate_size"))
+    inner = optional_int(model, "moe_intermediate_size") or required_int(model, "intermediate_size")
     terms = [Term("experts", f"{experts} experts × 3 × {h:,} × {inner:,}", experts * 3 * h * inner,
                   EXPERT_WEIGHT),
              Term("router", "router", experts * h, PLAIN)]
@@ -155,12 +169,14 @@ def _moe(model: ModelConfig) -> list[Term]:
                   Term("router", "router bias", experts, PLAIN)]
     if model.get("topk_method") == "noaux_tc":  # DeepSeek-V3's e_score_correction_bias
         terms.append(Term("router", "e_score_correction_bias", experts, PLAIN))
-    if model.get("n_shared_experts"):
-        terms += _mlp(model, "shared_experts", int(model.get("n_shared_experts")) * inner)
+    shared = optional_int(model, "n_shared_experts")
+    if shared:
+        terms += _mlp(model, "shared_experts", shared * inner)
     if model.model_type in LLAMA4_TYPES:
         terms += _mlp(model, "shared_experts", inner)
-    if model.get("shared_expert_intermediate_size"):
-        terms += _mlp(model, "shared_experts", int(model.get("shared_expert_intermediate_size")))
+    shared_inner = optional_int(model, "shared_expert_intermediate_size")
+    if shared_inner:
+        terms += _mlp(model, "shared_experts", shared_inner)
         terms.append(Term("router", "shared_expert_gate", h, PLAIN))
     return terms
 
@@ -169,11 +185,16 @@ def is_moe_layer(model: ModelConfig, i: int) -> bool:
     if not num_experts(model):
         return False
     if model.get("n_routed_experts"):  # DeepSeek: dense first layers, then every freq-th
-        first_dense, freq = int(model.get("first_k_dense_replace", 0)), int(model.get("moe_layer_freq", 1))
+        first_dense = optional_int(model, "first_k_dense_replace")
+        freq = optional_int(model, "moe_layer_freq", default=1, minimum=1)
         return i >= first_dense and i % freq == 0
-    if i in (model.get("mlp_only_layers") or []):  # Qwen MoE
+    dense_layers = model.get("mlp_only_layers") or []  # Qwen MoE
+    if not isinstance(dense_layers, list):
+        raise CalcError(f"config field 'mlp_only_layers' must be a list of layer numbers, got {dense_layers!r}",
+                        "config.mlp_only_layers")
+    if i in dense_layers:
         return False
-    return (i + 1) % int(model.get("decoder_sparse_step", 1)) == 0
+    return (i + 1) % optional_int(model, "decoder_sparse_step", default=1, minimum=1) == 0
 
 
 def _layer_norms(model: ModelConfig) -> list[Term]:
@@ -199,19 +220,45 @@ def _nemotron_intermediate(ffn_mult: float, hidden: int) -> int:
     return size if size % 256 == 0 else size + 256 - size % 256
 
 
+def _nemotron_mlp(ffn, hidden: int) -> int:
+    """A Nemotron block's MLP size (0 for a no-op), from its ``ffn`` object; CalcError (field
+    config.block_configs) for one that is not an object or gives no size."""
+    ffn = ffn or {}
+    if not isinstance(ffn, dict):
+        raise CalcError(f"a Nemotron block's 'ffn' must be an object, got {ffn!r}", "config.block_configs")
+    if ffn.get("replace_with_linear"):
+        raise CalcError("a Nemotron block replaces its MLP with a linear layer; not counted", "config.block_configs")
+    if ffn.get("no_op"):
+        return 0
+    mult = ffn.get("ffn_mult")
+    if mult:
+        # NaN and infinity fail the comparison too.
+        if (isinstance(mult, bool) or not isinstance(mult, (int, float))
+                or not 0 < 2 * mult * hidden / 3 <= MAX_DIMENSION):
+            raise CalcError(f"a Nemotron block's ffn_mult must be a positive number that gives an MLP of at most "
+                            f"{MAX_DIMENSION:,}, got {mult!r}", "config.block_configs")
+        return _nemotron_intermediate(mult, hidden)
+    size = ffn.get("intermediate_size")
+    if size is None:
+        raise CalcError("a Nemotron block's 'ffn' has neither 'ffn_mult' nor 'intermediate_size' (needed to count "
+                        "parameters)", "config.block_configs")
+    if (isinstance(size, bool) or not isinstance(size, (int, float)) or not 0 <= size <= MAX_DIMENSION
+            or size != int(size)):
+        raise CalcError(f"a Nemotron block's ffn intermediate_size must be a whole number from 0 to "
+                        f"{MAX_DIMENSION:,}, got {size!r}", "config.block_configs")
+    return int(size)
+
+
 def nemotron_groups(model: ModelConfig) -> list[tuple[int, str, tuple[Term, ...]]]:
     """Nemotron-NAS blocks: attention and its norm unless a no-op, an MLP sized by ffn_mult and
     its norm unless a no-op (vLLM's DeciLMDecoderLayer)."""
     h = hidden(model)
     shapes = []
-    for kind, block in zip(model.layer_types, model.raw["block_configs"]):
-        ffn = block.get("ffn") or {}
-        if ffn.get("replace_with_linear"):
-            raise CalcError("a Nemotron block replaces its MLP with a linear layer; not counted",
-                            "config.block_configs")
-        inner = 0 if ffn.get("no_op") else (_nemotron_intermediate(ffn["ffn_mult"], h) if ffn.get("ffn_mult")
-                                            else int(ffn["intermediate_size"]))
-        shapes.append((kind != NO_ATTENTION, inner))
+    blocks = model.raw["block_configs"]
+    if not isinstance(blocks, list):  # parse_config reads a list; anything else is no blocks at all
+        raise CalcError("config 'block_configs' must be a list of block objects", "config.block_configs")
+    for kind, block in zip(model.layer_types, blocks):
+        shapes.append((kind != NO_ATTENTION, _nemotron_mlp(block.get("ffn"), h)))
     counts = Counter(shapes)
     groups = []
     for has_attention, inner in dict.fromkeys(shapes):

@@ -175,6 +175,9 @@ def _model_dtype(model: ModelConfig) -> str:
 def _auto_format(model: ModelConfig) -> str:
     """The weight format the config's quantization_config names, else its torch_dtype."""
     quant = model.get("quantization_config") or {}
+    if not isinstance(quant, dict):
+        raise CalcError(f"config field 'quantization_config' must be an object, got {quant!r}",
+                        "config.quantization_config")
     method = quant.get("quant_method")
     if method is None:
         return _model_dtype(model)

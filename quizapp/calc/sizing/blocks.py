@@ -69,7 +69,7 @@ class BlockPlan:
 
 def plan_blocks(layout: Layout, block_size: int, rules: VllmRules,
                 disable_hybrid_kv_cache_manager: bool = False, cache: MambaCache = MambaCache()) -> BlockPlan:
-    """vLLM's KV cache groups for these layers; ``cache`` is how the mamba layers cache (``prefixcache``)."""
+    """vLLM's KV cache groups for these layers; ``cache`` is how the mamba layers cache (``prefix_caching.py``)."""
     layers, notes = _local_layers(list(layout.layers), rules, disable_hybrid_kv_cache_manager)
     buckets: dict[LayerSpec, int] = {}
     for spec in layers:

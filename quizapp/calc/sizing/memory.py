@@ -1,11 +1,13 @@
 """The GPU's side of the sizing: its memory budget, the weights on it, and the tokens in flight.
 
-Each stage adds its values to a :class:`~.result.Result`; the KV pool (``pool.py``) is
+Each stage adds its values to a :class:`~.result.Result` and returns what a later stage uses:
+the :class:`Budget` and the :class:`WeightsOnGpu`, from which the KV pool (``pool.py``) is
 what the budget leaves after the weights.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from math import ceil
 
 from .. import fmt
@@ -17,15 +19,30 @@ from ..result import Result
 from ..versions import VllmRules
 from ..model.weights import weights_bytes
 
-# The weights count reads many optional config fields; a malformed one must not stop the KV
-# sizing, which does not need it.
-WEIGHTS_ERRORS = (CalcError, ValueError, TypeError, KeyError, ZeroDivisionError, OverflowError, AttributeError)
+
+@dataclass(frozen=True)
+class Budget:
+    """The GPU memory vLLM may use: the GPU's total and what gpu_memory_utilization requests of it
+    (an int from vLLM 0.14, which rounds it up; the float product before)."""
+
+    total: int
+    requested: int | float
 
 
-def why_not_counted(error: Exception) -> str:
-    """The reason to show when the weights or parameters could not be counted (one of WEIGHTS_ERRORS)."""
-    return error.message if isinstance(error, CalcError) else f"a config field has an unexpected value ({error})"
+@dataclass(frozen=True)
+class WeightsOnGpu:
+    """The weights on one GPU and where the figure comes from; or, with ``bytes`` None, the
+    CalcError saying why they cannot be counted, which only a pool that needs them raises."""
 
+    bytes: int | None
+    source: str = ""
+    error: CalcError | None = None
+
+    def needed(self) -> tuple[int, str]:
+        """(bytes, source), or the CalcError when they could not be counted."""
+        if self.error is not None:
+            raise self.error
+        return self.bytes, self.source
 
 def batched_tokens_default(total_memory: int | None, gpu_name: str = "") -> tuple[int, str]:
     """vLLM's max_num_batched_tokens default for `vllm serve` (engine/arg_utils.py get_batch_defaults)."""
@@ -76,14 +93,17 @@ def _gpu_total(inputs: Inputs) -> tuple[int | None, str]:
     return None, ""
 
 
-def memory_budget(result: Result) -> None:
-    """The GPU's total, the requested share, vLLM's start refusal and the utilization ceiling."""
+def memory_budget(result: Result) -> Budget | None:
+    """The GPU's total, the requested share, vLLM's start refusal and the utilization ceiling.
+
+    None without a GPU (no gpu or total_memory_bytes): then nothing is sized from a budget.
+    """
     inputs, rules = result.inputs, result.rules
     total, name = _gpu_total(inputs)
     if total is None:
         if inputs.gpu_memory_utilization is not None or inputs.free_memory_bytes is not None:
             raise CalcError("a GPU budget needs the GPU: give gpu (from the catalog) or total_memory_bytes", "gpu")
-        return
+        return None
     result.add("total_memory_bytes", total, "B", fmt.gib(total),
                f"{name or 'GPU'} total memory {total:,} B = {fmt.gib(total)}")
     util = inputs.gpu_memory_utilization
@@ -97,9 +117,10 @@ def memory_budget(result: Result) -> None:
     result.add("requested_memory_bytes", requested, "B", fmt.gib(requested),
                f"{'⌈' if rules.ceil_requested_memory else ''}{total:,} B × {util}"
                f"{'⌉' if rules.ceil_requested_memory else ''} = {requested:,} B = {fmt.gib(requested)}")
+    budget = Budget(total, requested)
     free = inputs.free_memory_bytes
     if free is None:
-        return
+        return budget
     if free > total:
         raise CalcError(f"free_memory_bytes {free:,} is more than the GPU's total memory {total:,}",
                         "free_memory_bytes")
@@ -111,6 +132,7 @@ def memory_budget(result: Result) -> None:
     ok = free >= requested
     message = None if ok else free_memory_text(free, total, util, requested, rules)
     result.checks.append({"check": "free_memory", "ok": ok, "message": message})
+    return budget
 
 
 def _utilization_ceiling(total: int, free: int, rules: VllmRules) -> float:
@@ -124,43 +146,37 @@ def _utilization_ceiling(total: int, free: int, rules: VllmRules) -> float:
     return 0.0
 
 
-def weights_ratio(result: Result) -> None:
-    """GPU memory ÷ model size: the wrong answer "how many copies of the model fit" gives."""
-    if result.model is None or "total_memory_bytes" not in result.values:
-        return
-    try:
-        weights, _ = weights_per_gpu(result)
-    except WEIGHTS_ERRORS as error:
-        result.notes.append(f"weights not counted: {why_not_counted(error)}")
-        return
-    if weights == 0:  # weights_bytes given as 0: there is no ratio to state
-        return
-    total = result["total_memory_bytes"]
-    ratio = total / weights
-    result.add("memory_over_weights", ratio, "", f"{ratio:.2f}",
-               f"{fmt.gib(total)} GPU memory ÷ {fmt.gib(weights)} of weights = {ratio:.2f} (not a user count: "
-               "the users that fit depend on the KV pool)")
-
-
-def weights_per_gpu(result: Result) -> tuple[int, str]:
-    """The weights on one GPU and where the figure comes from; a counted figure is added as weights_bytes.
-
-    Raises CalcError (field weights_bytes) when they are needed but cannot be counted.
-    """
+def gpu_weights(result: Result, budget: Budget | None) -> WeightsOnGpu | None:
+    """The weights on one GPU, which a pool from the budget subtracts: given, or counted from the config
+    (then added as weights_bytes). None without a budget, where nothing needs them."""
     inputs = result.inputs
+    if budget is None:
+        return None
     if inputs.weights_bytes is not None:
-        return inputs.weights_bytes, "given"
-    if "weights_bytes" in result.values:
-        return result["weights_bytes"], "counted from the config"
+        return WeightsOnGpu(inputs.weights_bytes, "given")
     if result.model is None:
-        raise CalcError("a pool from the GPU budget needs weights_bytes when there is no model config",
-                        "weights_bytes")
+        return WeightsOnGpu(None, error=CalcError(
+            "a pool from the GPU budget needs weights_bytes when there is no model config", "weights_bytes"))
     try:
         weights = weights_bytes(result.model, inputs.weights_dtype, inputs.tensor_parallel_size)
-    except CalcError:
-        raise
-    except WEIGHTS_ERRORS as error:
-        raise CalcError(f"the weights cannot be counted from this config ({why_not_counted(error)}); "
-                        "give weights_bytes", "weights_bytes") from None
+    except CalcError as error:
+        # The count reads many optional config fields (each checked where it is read); one the
+        # count cannot use must not stop the KV sizing, which does not need it.
+        return WeightsOnGpu(None, error=error)
     result.add("weights_bytes", weights.bytes, "B", fmt.gib(weights.bytes), weights.derivation)
-    return weights.bytes, f"{weights.dtype}, counted from the config"
+    return WeightsOnGpu(weights.bytes, "counted from the config")  # the derivation of weights_bytes names the dtype
+
+
+def weights_ratio(result: Result, budget: Budget | None, weights: WeightsOnGpu | None) -> None:
+    """GPU memory ÷ model size: the wrong answer "how many copies of the model fit" gives."""
+    if result.model is None or budget is None or weights is None:
+        return
+    if weights.error is not None:
+        result.notes.append(f"weights not counted: {weights.error.message}")
+        return
+    if weights.bytes == 0:  # weights_bytes given as 0: there is no ratio to state
+        return
+    ratio = budget.total / weights.bytes
+    result.add("memory_over_weights", ratio, "", f"{ratio:.2f}",
+               f"{fmt.gib(budget.total)} GPU memory ÷ {fmt.gib(weights.bytes)} of weights = {ratio:.2f} (not a "
+               "user count: the users that fit depend on the KV pool)")

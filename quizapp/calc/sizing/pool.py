@@ -1,10 +1,13 @@
 """The KV pool: its blocks and memory, the tokens vLLM logs for it, and the users it holds.
 
 The pool is given in tokens (as a startup log prints it), in bytes, or as what the GPU
-budget leaves after the weights (``memory.py``).
+budget leaves after the weights (``memory.py``). :func:`size_pool` returns the
+:class:`KvPool` it sized, which the users (here) and vLLM's start check (``refusals.py``) take.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from .. import fmt
 from .blocks import (
@@ -17,29 +20,40 @@ from .blocks import (
     max_concurrency,
 )
 from ..errors import CalcError
-from .memory import weights_per_gpu
+from .memory import Budget, WeightsOnGpu
 from .refusals import no_memory_text
 from ..result import Result
 from ..versions import VllmRules
 
 
-def pool(result: Result, max_model_len: int | None, in_flight: int) -> None:
+@dataclass(frozen=True)
+class KvPool:
+    """The KV pool as sized: whole blocks, their bytes, and the tokens vLLM logs for them."""
+
+    blocks: int
+    memory: int
+    tokens: int
+
+
+def size_pool(result: Result, max_model_len: int | None, in_flight: int, budget: Budget | None,
+              weights: WeightsOnGpu | None) -> KvPool | None:
     """The pool's blocks, bytes and logged tokens; with max_model_len, vLLM's concurrency and log line.
 
-    Adds nothing when the scenario sizes no pool (no pool_tokens, kv_cache_memory_bytes or GPU budget).
+    None, adding nothing, when the scenario sizes no pool (no pool_tokens, kv_cache_memory_bytes or
+    GPU budget).
     """
     if result.inputs.pool_tokens is not None:
-        blocks, tokens = _pool_from_tokens(result, max_model_len, in_flight)
+        sized = _pool_from_tokens(result, max_model_len, in_flight)
     else:
-        sized = _pool_from_memory(result, max_model_len, in_flight)
+        sized = _pool_from_memory(result, max_model_len, in_flight, budget, weights)
         if sized is None:
-            return
-        blocks, tokens = sized
+            return None
     if max_model_len is not None:
-        _concurrency(result, blocks, tokens, max_model_len, in_flight)
+        _concurrency(result, sized, max_model_len, in_flight)
+    return sized
 
 
-def _pool_from_tokens(result: Result, max_model_len: int | None, in_flight: int) -> tuple[int, int]:
+def _pool_from_tokens(result: Result, max_model_len: int | None, in_flight: int) -> KvPool:
     """A pool given as the startup log prints it: the fewest bytes that give the most blocks it reads as."""
     plan, rules = result.plan, result.rules
     if max_model_len is None and rules.tokens_from_concurrency:
@@ -59,13 +73,14 @@ def _pool_from_tokens(result: Result, max_model_len: int | None, in_flight: int)
                "(the least memory that gives these blocks)")
     result.add("pool_tokens", tokens, "tokens", fmt.commas(tokens),
                f"GPU KV cache size: {tokens:,} tokens (given, as the startup log prints it)")
-    return blocks, tokens
+    return KvPool(blocks, memory, tokens)
 
 
-def _pool_from_memory(result: Result, max_model_len: int | None, in_flight: int) -> tuple[int, int] | None:
+def _pool_from_memory(result: Result, max_model_len: int | None, in_flight: int, budget: Budget | None,
+                      weights: WeightsOnGpu | None) -> KvPool | None:
     """A pool in bytes (pinned, or left by the GPU budget): whole blocks, and the tokens vLLM logs."""
     plan, rules = result.plan, result.rules
-    memory, why = _pool_memory(result)
+    memory, why = _pool_memory(result, budget, weights)
     if memory is None:
         return None
     bpb = plan.bytes_per_block
@@ -84,12 +99,13 @@ def _pool_from_memory(result: Result, max_model_len: int | None, in_flight: int)
     result.add("pool_tokens_plain", plain, "tokens", fmt.commas(plain),
                f"⌊{memory:,} B ÷ {plan.kv_bytes_per_token:,} B per token⌋ = {plain:,} tokens by plain "
                f"division (vLLM counts whole blocks: {tokens:,})")
-    return blocks, tokens
+    return KvPool(blocks, memory, tokens)
 
 
-def _concurrency(result: Result, blocks: int, tokens: int, max_model_len: int, in_flight: int) -> None:
+def _concurrency(result: Result, sized: KvPool, max_model_len: int, in_flight: int) -> None:
     """vLLM's "Maximum concurrency" figure and the startup log line(s) that print it."""
     plan, rules = result.plan, result.rules
+    blocks, tokens = sized.blocks, sized.tokens
     conc = max_concurrency(blocks, plan, max_model_len, in_flight)
     per_request = blocks_per_request(plan, max_model_len, in_flight)
     result.add("blocks_per_request", per_request, "blocks", fmt.commas(per_request),
@@ -102,16 +118,19 @@ def _concurrency(result: Result, blocks: int, tokens: int, max_model_len: int, i
                f"the pool and concurrency lines as vLLM {rules.version} prints them")
 
 
-def _pool_memory(result: Result) -> tuple[int | None, str]:
-    """The KV memory and its arithmetic: pinned, or the request less weights and other memory; None without either."""
+def _pool_memory(result: Result, budget: Budget | None, gpu_weights: WeightsOnGpu | None) -> tuple[int | None, str]:
+    """The KV memory and its arithmetic: pinned, or the request less weights and other memory; None without either.
+
+    Raises the weights' CalcError when the budget needs them and they could not be counted.
+    """
     inputs = result.inputs
     if inputs.kv_cache_memory_bytes is not None:
         memory = inputs.kv_cache_memory_bytes
         return memory, f"kv_cache_memory_bytes {memory:,} B = {fmt.gib(memory)} (pinned)"
-    if "requested_memory_bytes" not in result.values:
+    if budget is None or gpu_weights is None:
         return None, ""
-    requested = result["requested_memory_bytes"]
-    weights, weights_why = weights_per_gpu(result)
+    requested = budget.requested
+    weights, weights_why = gpu_weights.needed()
     other = inputs.non_kv_cache_memory_bytes
     memory = int(requested - weights - other)
     if memory <= 0:
@@ -150,8 +169,9 @@ def _log_line(tokens: int, max_model_len: int, conc: float, rules: VllmRules) ->
             f"request: {conc:.2f}x")
 
 
-def users(result: Result, max_model_len: int | None, in_flight: int) -> None:
-    """Users of prompt_tokens + output_tokens: their blocks, how many fit, and the concurrency they give."""
+def users(result: Result, max_model_len: int | None, in_flight: int, sized: KvPool | None) -> None:
+    """Users of prompt_tokens + output_tokens: their blocks, how many fit in the pool, and the concurrency
+    they give."""
     inputs, plan = result.inputs, result.plan
     if inputs.prompt_tokens is None:
         if inputs.output_tokens is not None:
@@ -164,9 +184,9 @@ def users(result: Result, max_model_len: int | None, in_flight: int) -> None:
                         f"{max_model_len:,}; vLLM would refuse such a request", "prompt_tokens")
     result.add("tokens_per_user", per_user, "tokens", fmt.commas(per_user),
                f"{inputs.prompt_tokens:,} prompt + {output:,} output = {per_user:,} tokens")
-    if "num_blocks" not in result.values:
+    if sized is None:
         return
-    blocks = result["num_blocks"]
+    blocks = sized.blocks
     held = held_blocks_per_user(plan, per_user)
     fit = (blocks - 1) // held
     result.add("blocks_per_user", held, "blocks", fmt.commas(held),

@@ -19,12 +19,11 @@ CHECK_FIELDS = {"max_model_len_within_model": "max_model_len", "one_request_fits
                 "free_memory": "gpu_memory_utilization"}
 
 
-def start_checks(result: Result, max_model_len: int | None, in_flight: int) -> None:
-    """vLLM's check that one request of max_model_len fits in the KV memory."""
-    if max_model_len is None or "kv_cache_memory_bytes" not in result.values:
+def start_checks(result: Result, max_model_len: int | None, in_flight: int, memory: int | None) -> None:
+    """vLLM's check that one request of max_model_len fits in the pool's KV ``memory`` (None: no pool sized)."""
+    if max_model_len is None or memory is None:
         return
     plan, rules = result.plan, result.rules
-    memory = result["kv_cache_memory_bytes"]
     available = memory - plan.bytes_per_block if rules.reserve_null_block_in_check else memory
     needed = blocks_per_request(plan, max_model_len, in_flight) * plan.bytes_per_block
     estimate = estimate_max_model_len(max(available, 0), plan, max_model_len, in_flight)

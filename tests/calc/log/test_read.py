@@ -6,7 +6,6 @@ The logs are in tests/calc/data/logs/ (README.md there says where each comes fro
 
 import json
 import time
-from pathlib import Path
 
 import pytest
 
@@ -34,7 +33,8 @@ def comparison(predicted: dict, value: str) -> dict:
 
 def test_l4_log_implies_qwen3_8b_bytes_per_token_and_the_calculator_agrees():
     log = reading("qwen3-8b-l4.log")
-    assert (log.model, log.max_model_len, log.pool_tokens, log.max_concurrency) == ("Qwen/Qwen3-8B", 8192, 24096, 2.94)
+    assert (log.settings.model, log.settings.max_model_len, log.pool.tokens, log.pool.max_concurrency) == (
+        "Qwen/Qwen3-8B", 8192, 24096, 2.94)
     low, high = implied(log)
     assert low <= 147_456 <= high  # 36 layers × 8 KV heads × 128 × 2 × 2 bytes
     assert high - low < 600  # 3.31 GiB is known to ±0.005 GiB: ±0.15 %
@@ -54,12 +54,12 @@ def test_l4_log_continues_in_the_calculator_with_the_users_of_the_seed_question(
 
 def test_issue_25350_fp8_pool_pins_the_bytes_per_token():
     log = reading("vllm-25350-fp8.log")
-    assert (log.pool_tokens, log.max_model_len, log.max_concurrency_text) == (230_528, 100_000, "2.31x")
+    assert (log.pool.tokens, log.settings.max_model_len, log.pool.max_concurrency_text) == (230_528, 100_000, "2.31x")
     assert log.to_json()["kv_cache_memory"]["text"] == "10.55 GiB"
     low, high = implied(log)
     # 49,152 B = 48 layers × 4 KV heads × 128 × 2 × 1 byte (fp8): 14,408 blocks of 16 tokens.
     assert low <= 49_152 <= high and high - low < 60
-    assert log.model is None and log.predicted is None
+    assert log.settings.model is None and log.predicted is None
     assert log.catalog_match == "the log does not name the model"
 
 
@@ -71,7 +71,7 @@ def test_issue_25350_refusal_is_read_with_vllms_figures_and_implies_the_same_byt
                                                                                              "5.59 GiB")
     assert refusal["estimated_max_model_len"] == 122_080
     assert refusal["message"].startswith("To serve at least one request with the models's max seq len (221000)")
-    assert log.max_model_len == 221_000
+    assert log.settings.max_model_len == 221_000
     low, high = implied(log)
     assert low <= 49_152 <= high  # the same figure as the run that started
 
@@ -85,11 +85,12 @@ def test_a_refusal_printed_by_every_process_is_listed_once():
 
 def test_issue_26646_qwen3_next_is_matched_through_its_quantization_suffix():
     log = reading("vllm-26646-qwen3-next.log")
-    assert log.model == "/mnt/nfs-share/LLM/Qwen3-Next-80B-A3B-Instruct-int4-mixed-AutoRound"
+    assert log.settings.model == "/mnt/nfs-share/LLM/Qwen3-Next-80B-A3B-Instruct-int4-mixed-AutoRound"
     assert log.catalog_model == "Qwen/Qwen3-Next-80B-A3B-Instruct"
     assert "quantization suffix '-int4-mixed-autoround'" in log.catalog_match
-    assert (log.tensor_parallel_size, log.kv_cache_dtype, log.max_model_len) == (2, "fp8_e5m2", 215_040)
-    assert log.pool_tokens == 90_048  # printed twice, read once
+    assert (log.settings.tensor_parallel_size, log.settings.kv_cache_dtype, log.settings.max_model_len) == (
+        2, "fp8_e5m2", 215_040)
+    assert log.pool.tokens == 90_048  # printed twice, read once
     assert log.implied is None  # the log states no KV memory
 
 
@@ -103,7 +104,7 @@ def test_issue_26646_with_its_version_reproduces_the_logged_concurrency():
     text = (LOGS / "vllm-26646-qwen3-next.log").read_text()
     log = read_log("(APIServer pid=1007373) INFO 10-11 16:17:40 [api_server.py:1839] vLLM API server version 0.11.0\n"
                    + text)
-    assert log.vllm_version == "0.11.0"
+    assert log.settings.vllm_version == "0.11.0"
     assert log.predicted["inputs"]["vllm_version"] == "0.11"
     assert comparison(log.predicted, "max_concurrency") == {"value": "max_concurrency", "logged": "1.66x",
                                                   "predicted": "1.66x", "agrees": True}
@@ -114,7 +115,7 @@ def test_issue_26646_with_its_version_reproduces_the_logged_concurrency():
 
 def test_reference_deepseek_v4_flash_pool_gives_the_pages_55011_bytes():
     log = reading("reference-deepseek-v4-flash.log")
-    assert log.kv_cache_dtype == "fp8_ds_mla" and log.tensor_parallel_size == 2
+    assert log.settings.kv_cache_dtype == "fp8_ds_mla" and log.settings.tensor_parallel_size == 2
     assert log.to_json()["kv_cache_memory_bytes"] == 10_000_000_000
     assert log.memory.exact
     low, high = implied(log)
@@ -135,8 +136,8 @@ def test_reference_deepseek_v4_flash_both_pins_measure_the_same_bytes_per_token(
 def test_reference_qwen38_flash_next_pool_gives_the_pages_16392_bytes():
     log = reading("reference-qwen38-flash-next.log")
     assert implied(log) == (16_392, 16_392)  # 28e9 B ÷ 1,708,119 tokens
-    assert log.speculative == {"method": None, "num_speculative_tokens": 4}
-    assert log.max_concurrency_text == "6.52x"
+    assert log.settings.speculative == {"method": None, "num_speculative_tokens": 4}
+    assert log.pool.max_concurrency_text == "6.52x"
     assert log.continue_inputs == {"kv_bytes_per_token": 16_392, "max_model_len": 262_144,
                                    "kv_cache_memory_bytes": 28_000_000_000}
 
@@ -144,7 +145,7 @@ def test_reference_qwen38_flash_next_pool_gives_the_pages_16392_bytes():
 def test_a_log_of_several_starts_is_read_from_the_last():
     log = reading("reference-qwen38-flash-next-restarts.log")
     assert "the log holds 3 vLLM starts; this reads the last, from line 5" in log.notes
-    assert log.pool_tokens == 1_791_558 and log.speculative["num_speculative_tokens"] == 2
+    assert log.pool.tokens == 1_791_558 and log.settings.speculative["num_speculative_tokens"] == 2
     assert implied(log) == (15_628, 15_628)  # a smaller drafter leaves more of the pin to the target
 
 
@@ -176,7 +177,7 @@ def test_exact_kv_memory_line_pins_qwen3_8b_and_predicts_the_pool_to_the_token()
 
 def test_v0_log_blocks_give_the_bytes_per_token_and_unknown_lines_are_listed():
     log = reading("vllm-v0-blocks.log")
-    assert log.num_gpu_blocks == 5_102 and log.pool_tokens is None
+    assert log.pool.num_gpu_blocks == 5_102 and log.pool.tokens is None
     low, high = implied(log)
     assert low <= 57_344 <= high  # 28 layers × 4 KV heads × 128 × 2 × 2 (a Qwen2-7B-shaped model)
     assert "16 tokens is the only size that gives both its pool and its concurrency" in " ".join(log.notes)
@@ -187,7 +188,7 @@ def test_v0_log_blocks_give_the_bytes_per_token_and_unknown_lines_are_listed():
 def test_v0_refusal_gives_the_pool_and_llama_prediction_agrees():
     log = reading("vllm-10517-v0-refusal.log")
     assert log.refusals[0]["kind"] == "max_seq_len" and log.refusals[0]["pool_tokens"] == 23_648
-    assert log.pool_tokens == 23_648 and log.max_model_len == 29_000
+    assert log.pool.tokens == 23_648 and log.settings.max_model_len == 29_000
     low, high = implied(log)
     assert low <= 131_072 <= high  # Llama-3.1-8B: 32 × 8 × 128 × 2 × 2
     assert log.predicted["model"] == "meta-llama/Llama-3.1-8B-Instruct"
@@ -222,7 +223,7 @@ def test_a_stated_eagle_draft_is_predicted_and_its_model_does_not_replace_the_ta
         "'kv_cache_memory_bytes'", "'speculative_config': {'method': 'eagle', 'model': "
         "'yuhuili/EAGLE-LLaMA3.1-Instruct-8B', 'num_speculative_tokens': 5}, 'kv_cache_memory_bytes'")
     log = read_log(text)
-    assert log.model == "meta-llama/Llama-3.1-8B-Instruct"
+    assert log.settings.model == "meta-llama/Llama-3.1-8B-Instruct"
     assert log.predicted["inputs"]["num_draft_layers"] == 1
     assert log.predicted["kv_bytes_per_token"] == 135_168 and log.predicted["agrees"] is True
 
@@ -297,7 +298,7 @@ def test_unrecognised_lines_are_listed_up_to_a_bound_and_counted():
 def test_prefixes_colours_and_crlf_do_not_hide_a_line():
     log = read_log("\x1b[32m(EngineCore_DP0 pid=1) INFO 10-01 12:00:00 [kv_cache_utils.py:1087]\x1b[0m "
                    "GPU KV cache size: 24,096 tokens\r\nMaximum concurrency for 8,192 tokens per request: 2.94x\r\n")
-    assert (log.pool_tokens, log.max_model_len, log.max_concurrency_text) == (24_096, 8_192, "2.94x")
+    assert (log.pool.tokens, log.settings.max_model_len, log.pool.max_concurrency_text) == (24_096, 8_192, "2.94x")
     assert log.lines == {"pool_tokens": 1, "max_concurrency": 2, "max_model_len": 2}
 
 

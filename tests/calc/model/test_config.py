@@ -3,7 +3,7 @@
 import pytest
 
 from quizapp.calc import CalcError, calculate
-from quizapp.calc.model.config import parse_config
+from quizapp.calc.model.parse import parse_config
 
 
 def kv(config, **extra):

@@ -4,7 +4,7 @@ import pytest
 
 from quizapp.calc.model.catalog import load_model, raw_model_config
 from quizapp.calc.errors import CalcError
-from quizapp.calc.model.config import parse_config
+from quizapp.calc.model.parse import parse_config
 from quizapp.calc.model.weights import count_parameters, weights_bytes
 
 GIB = 1024**3

@@ -19,6 +19,16 @@ def test_the_l4_budget_leaves_a_pool_of_2474_blocks():
                                   "request: 0.97x")
 
 
+@pytest.mark.parametrize("inputs, weights", [
+    ({}, "16,381,470,720 B weights (counted from the config)"),
+    ({"weights_bytes": 16_381_470_720}, "16,381,470,720 B weights (given)"),
+])
+def test_the_budget_pool_says_where_its_weights_come_from(inputs, weights):
+    derivation = calculate({"model": QWEN3_8B, "gpu": "L4", **inputs}).values["kv_cache_memory_bytes"].derivation
+    assert derivation.startswith(f"22,220,667,618 B requested − {weights} − 0 B non-KV memory")
+    assert "= 5,839,196,898 B" in derivation  # 22,220,667,618 − 16,381,470,720
+
+
 def test_vllm_011_logs_whole_blocks_on_two_lines():
     result = calculate({"model": QWEN3_8B, "gpu": "L4", "vllm_version": "0.11"})
     assert result["num_blocks"] == 2_270

@@ -1,0 +1,46 @@
+"""Each line pattern's reader turns every line the pattern matches into facts, without an error.
+
+recognise() no longer catches a reader's ValueError: a pattern admits only numbers its reader
+converts (INT, DEC, COMMA_INT), so a failing reader is a bug to see, not a line to skip.
+"""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from quizapp.calc.log.patterns import PATTERNS, recognise
+
+# Digits of other scripts match \d too, and int() and float() read them.
+DIGITS = st.sampled_from("0123456789٠١٢٣٤٥٦٧٨٩०१२३४५६७८९")
+
+
+@pytest.mark.parametrize("pattern", PATTERNS, ids=lambda p: p.name)
+@settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_every_line_a_pattern_matches_is_read(pattern, data):
+    text = data.draw(st.from_regex(pattern.regex))
+    match = pattern.regex.search(text)
+    assert match is not None
+    assert isinstance(pattern.read(match), dict)
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(number=st.text(st.sampled_from("0123456789.,-e+"), min_size=1, max_size=30))
+def test_a_garbled_number_in_the_args_is_left_out_not_an_error(number):
+    names, facts = recognise(f"non-default args: {{'model': 'x', 'max_model_len': {number}, "
+                             f"'gpu_memory_utilization': {number}}}")
+    assert names == ["non_default_args"] and facts["arg_model"] == "x"
+    assert isinstance(facts.get("arg_max_model_len", 0), int)
+    assert isinstance(facts.get("arg_gpu_memory_utilization", 0.0), float)
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(a=st.text(DIGITS, min_size=1, max_size=9), b=st.text(DIGITS, min_size=1, max_size=8))
+def test_figures_in_any_scripts_digits_are_read(a, b):
+    names, facts = recognise(f"Available KV cache memory: {a}.{b} GiB")
+    assert names == ["available_kv"] and facts["kv_memory_available"].value >= 0
+
+
+def test_a_number_that_does_not_parse_is_not_a_fact():
+    _, facts = recognise("non-default args: {'model': 'x', 'max_model_len': 1.2.3, 'block_size': 16}")
+    assert facts == {"arg_model": "x", "arg_block_size": 16}
