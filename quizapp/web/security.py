@@ -26,7 +26,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 csrf = CSRFProtect()
 
-# A pasted log may be 2,000,000 characters (calc.logparse.MAX_LOG_CHARS); a form field holds it.
+# A pasted log may be 2,000,000 characters (calc.log.parse.MAX_LOG_CHARS); a form field holds it.
 FORM_FIELD_BYTES = 2 * 1024 * 1024 + 64 * 1024
 
 # Requests that may change state; GET and HEAD never do here.
