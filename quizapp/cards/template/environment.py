@@ -71,9 +71,10 @@ PROSE_NAMES = {
 CARD_NAMES = frozenset(VALUES) | frozenset(FIELD_NAMES) | frozenset(PROSE_NAMES) | frozenset(CARD_FUNCTIONS)
 
 
-def make_environment(loader) -> CardSandbox:
-    """The sandbox a card's pieces compile in: bounded in time, size and steps (``sandbox.py``)."""
-    env = CardSandbox(loader=loader, undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
+def make_environment() -> CardSandbox:
+    """The sandbox a card's pieces compile in: bounded in time, size and steps (``sandbox.py``).
+    Every card's is the same: a piece includes, extends and imports nothing, so it needs no loader."""
+    env = CardSandbox(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
     env.filters.update(CARD_FILTERS)
     env.globals["literal"] = literal
     return env

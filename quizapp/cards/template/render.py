@@ -1,7 +1,7 @@
 """Render one piece of a card for a scenario: Jinja2 → Markdown → HTML → nh3.
 
-Rendered HTML is cached by (file version, scenario, piece): a card is compiled once per
-file version and each scenario is computed once.
+A rendered piece is kept by the card's version, the piece and the scenario (``caches.RENDERED``);
+its template is compiled once per source (``compile.compiled``) and each scenario computed once.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ import nh3
 from jinja2 import TemplateError
 
 from ...calc import FIELD_NAMES, VALUES, CalcError, Result, attention_kind, did_you_mean, needs_text, parse_inputs
+from ..caches import RENDERED, render_key
 from ..diagnostics import CardError, Diagnostic
+from .compile import compiled
 from .environment import measured_text
 from ...lru import LRU
 from ..scenario import Scenario, apply_changes, compute, normalised
@@ -73,25 +75,25 @@ _HTML_BY_TEXT: LRU[str] = LRU(HTML_CACHE_LIMIT)
 
 
 def render_piece(card: Card, key: str, scenario: Scenario, label: str = "this scenario") -> Rendered:
-    # measured() and own_scenario depend on which scenario this is, not only on its inputs.
-    cache_key = (card.mtime, scenario.key, scenario.variant, scenario.own, key)
-    cached = card.render_cache.get(cache_key)
+    """The piece ``key`` of the card rendered for the scenario; a CardError at the piece's line
+    when its expression fails (``label`` names the scenario in the message)."""
+    cache_key = render_key(card.version, key, scenario.key, scenario.variant, scenario.own)
+    cached = RENDERED.get(cache_key)
     if cached is not None:
         return cached
     piece = card.pieces[key]
+    template = compiled(piece.source).template
     others: list[tuple[str, str, str]] = []
     context = scenario.context()
     context["calc"] = _calc_function(scenario, others)
     context["measured"] = _measured_function(card, scenario)
     context["derivation"] = _derivation_function(scenario)
-    name = f"{card.path}#{key}"
     try:
-        text = card.env.get_template(name).render(context)
+        text = template.render(context)
     except (TemplateError, CalcError, TypeError, ValueError, ArithmeticError) as error:
-        raise CardError(Diagnostic(card.path, _error_line(error, name, piece.line), "error",
+        raise CardError(Diagnostic(card.path, _error_line(error, template.filename, piece.line), "error",
                                    f"{label}: {_describe(error, scenario)}")) from None
-    rendered = Rendered(to_html(text, piece.inline), piece.names, tuple(others))
-    return card.render_cache.put(cache_key, rendered)
+    return RENDERED.put(cache_key, Rendered(to_html(text, piece.inline), piece.names, tuple(others)))
 
 
 class CalcValues:
@@ -152,10 +154,12 @@ def _derivation_function(scenario: Scenario):
     return derivation
 
 
-def _error_line(error: Exception, name: str, first_line: int) -> int:
+def _error_line(error: Exception, template_file: str, first_line: int) -> int:
+    """The file line of a render error: the line of the piece's template that Jinja's traceback
+    ends in (the innermost, within a macro), from the piece's first line."""
     lineno = getattr(error, "lineno", None)
     if lineno is None:
-        frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == name]
+        frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == template_file]
         lineno = frames[-1].lineno if frames else 1
     return first_line + lineno - 1
 

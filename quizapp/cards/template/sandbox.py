@@ -29,7 +29,6 @@ from jinja2.environment import Template
 from jinja2.exceptions import TemplateRuntimeError, TemplateSyntaxError
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
-from ...lru import LRU
 
 MAX_TEXT = 100_000          # characters of one text, items of one list: any value an expression makes
 MAX_OUTPUT = MAX_TEXT       # characters one piece renders to
@@ -326,39 +325,10 @@ class CardSandbox(ImmutableSandboxedEnvironment):
         return template
 
     def compile(self, source, name=None, filename=None, raw=False, defer_init=False):
-        """Jinja's compile, kept by the source: every card's sandbox is configured alike, so the code
-        of one text is the same in each but for the template's name and file, which are put in."""
-        if raw or not isinstance(source, str):
-            return self._compile_uncached(source, name, filename, raw, defer_init)
-        key = (type(self), source, defer_init)
-        code = _CODE_BY_SOURCE.get(key)
-        if code is None:
-            try:
-                code = _CODE_BY_SOURCE.put(key, self._compile_uncached(source, _UNNAMED, _UNNAMED, raw, defer_init))
-            except TemplateSyntaxError:
-                # Compiled again for the error to name its own template (a broken piece is rare).
-                return self._compile_uncached(source, name, filename, raw, defer_init)
-        return _renamed(code, name, filename or "<template>")
-
-    def _compile_uncached(self, source, name, filename, raw, defer_init):
         try:
             return super().compile(source, name, filename, raw, defer_init)
         except RecursionError:
             raise TemplateSyntaxError("expression nested too deeply", 1, name, filename) from None
-
-
-# Compiled pieces kept by their source: a few hundred kilobytes for a bank of distinct pieces.
-TEMPLATE_CACHE_LIMIT = 1024
-_CODE_BY_SOURCE: LRU[types.CodeType] = LRU(TEMPLATE_CACHE_LIMIT)
-_UNNAMED = "<card template 7c1e9a2b>"  # the name and file a cached template's code is compiled under
-
-
-def _renamed(code: types.CodeType, name: str | None, filename: str) -> types.CodeType:
-    """The code as Jinja would have compiled it for this name and file: the file of every code
-    object (a render error's traceback names it), and the module's ``name = ...`` constant."""
-    consts = tuple(_renamed(const, name, filename) if isinstance(const, types.CodeType)
-                   else name if const == _UNNAMED else const for const in code.co_consts)
-    return code.replace(co_filename=filename, co_consts=consts)
 
 
 _OWN_STEPS = (CardSandbox.bounded_loop, CardSandbox.bounded_concat)
