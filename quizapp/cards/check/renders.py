@@ -18,7 +18,6 @@ from ...calc import CalcError
 from .arithmetic import check_text
 from ..card import Card
 from ..diagnostics import CardError, Diagnostic
-from ...lru import LRU
 from ..template.render import render_piece
 from ..scenario import Refused, Scenario, resolve_scenario
 
@@ -82,18 +81,8 @@ def _choice_errors(card: Card, choice: Choice, full: bool) -> list[tuple[int, st
             continue
         if full:
             errors += [(piece.line, f"{{scenario}}: {problem.message}")
-                       for problem in text_problems(plain_text(rendered.html))]
+                       for problem in check_text(plain_text(rendered.html))]
     return errors
-
-
-# The arithmetic of a text depends on the text alone; a card renders the same text in many
-# scenarios, and its copies too.
-_PROBLEMS_BY_TEXT: LRU[tuple] = LRU(2048)
-
-
-def text_problems(text: str) -> tuple:
-    """``check_text`` of a rendered text, kept by the text."""
-    return _PROBLEMS_BY_TEXT.get_or_make(text, lambda: tuple(check_text(text)))
 
 
 def _scenario_errors(card: Card, scenario: Scenario, choice: Choice) -> list[tuple[int, str]]:
