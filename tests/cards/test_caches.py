@@ -3,7 +3,7 @@
 import os
 import pickle
 
-from quizapp.cards import caches, resolve_scenario
+from quizapp.cards import Bank, caches, card_view, resolve_scenario
 from quizapp.cards.template.render import render_piece
 from quizapp.lru import LRU
 
@@ -42,10 +42,11 @@ def test_a_copy_of_a_card_compiles_none_of_its_pieces_again(write_card):
 
 
 def test_clear_all_empties_every_cache_of_the_module(write_card):
-    card = load(write_card())
-    render_piece(card, "short", resolve_scenario(card, None, {}))
+    bank = Bank(write_card().parent).refresh()  # indexes, validates and loads the card
+    card = bank.get("tiny")
+    card_view(card, resolve_scenario(card, None, {}), set(card.stage_names))
     every = [value for value in vars(caches).values() if isinstance(value, LRU)]
     assert set(map(id, every)) == set(map(id, caches.ALL)), "a cache that clear_all() does not clear"
-    assert all(len(cache) for cache in (caches.RENDERED, caches.TEMPLATES))
+    assert all(len(cache) for cache in every)
     caches.clear_all()
     assert [len(cache) for cache in every] == [0] * len(every)

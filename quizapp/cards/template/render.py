@@ -17,11 +17,10 @@ import nh3
 from jinja2 import TemplateError
 
 from ...calc import FIELD_NAMES, VALUES, CalcError, Result, attention_kind, did_you_mean, needs_text, parse_inputs
-from ..caches import RENDERED, render_key
+from ..caches import HTML, RENDERED, html_key, render_key
 from ..diagnostics import CardError, Diagnostic
 from .compile import compiled
 from .environment import measured_text
-from ...lru import LRU
 from ..scenario import Scenario, apply_changes, compute, normalised
 
 if TYPE_CHECKING:
@@ -48,7 +47,7 @@ def sanitize(html: str) -> str:
 def to_html(text: str, inline: bool) -> str:
     """The sanitized HTML of a Markdown text: the same for the same text, so it is kept by it
     (a card's stage renders to the same text in most scenarios, and copies of a card alike)."""
-    return _HTML_BY_TEXT.get_or_make((text, inline), lambda: _to_html(text, inline))
+    return HTML.get_or_make(html_key(text, inline), lambda: _to_html(text, inline))
 
 
 def _to_html(text: str, inline: bool) -> str:
@@ -67,11 +66,6 @@ def _converter() -> markdown.Markdown:
     if not hasattr(_converters, "markdown"):
         _converters.markdown = markdown.Markdown(extensions=["fenced_code", "tables", "sane_lists"])
     return _converters.markdown
-
-
-# A rendered piece is a few kilobytes: a few megabytes at most.
-HTML_CACHE_LIMIT = 2048
-_HTML_BY_TEXT: LRU[str] = LRU(HTML_CACHE_LIMIT)
 
 
 def render_piece(card: Card, key: str, scenario: Scenario, label: str = "this scenario") -> Rendered:
