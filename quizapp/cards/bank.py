@@ -25,7 +25,7 @@ from .diagnostics import CardError, Diagnostic
 from .index import CardEntry, read_entry, unreadable
 from .load.card_file import load_card
 from ..lru import LRU
-from .template.sandbox import render_budget
+from .template.limits import render_budget
 
 log = logging.getLogger("quizapp.cards")
 

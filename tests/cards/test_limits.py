@@ -9,7 +9,7 @@ import pytest
 from quizapp.cards import Bank, CardError, resolve_scenario
 from quizapp.cards import bank as bank_module
 from quizapp.cards.template.render import render_piece
-from quizapp.cards.template.sandbox import LimitExceeded, render_budget, spend
+from quizapp.cards.template.limits import LimitExceeded, render_budget, spend
 
 from .conftest import GOOD_CARD, error_of, line_of, load
 
