@@ -29,6 +29,7 @@ def timed_error(write_card, text):
     ("{{ ('a' * 10**10) | length }}", "at most 100,000"),
     ("{{ 2 ** (2 ** 36) }}", "bits"),
     ("{{ 'a' | center(10**9) }}", "at most 100,000"),
+    ("{{ 1 | fixed(10**9) }}", "at most 100,000"),
     ("{{ 'a'.ljust(10**9) }}", "at most 100,000"),
     ("{{ lipsum(10**6) }}", "lipsum"),
     ("{{ range(10**9) | length }}", "range()"),

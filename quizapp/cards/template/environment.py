@@ -11,7 +11,7 @@ import html
 from jinja2 import StrictUndefined
 
 from ...calc import FIELD_NAMES, VALUES, fmt
-from .sandbox import CardSandbox
+from .sandbox import CardSandbox, bounded_filter
 
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
                 "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
@@ -75,6 +75,7 @@ def make_environment() -> CardSandbox:
     """The sandbox a card's pieces compile in: bounded in time, size and steps (``sandbox.py``).
     Every card's is the same: a piece includes, extends and imports nothing, so it needs no loader."""
     env = CardSandbox(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
-    env.filters.update(CARD_FILTERS)
+    # Bounded as Jinja's own are: 1 | fixed(10**9) would make a text of a billion characters.
+    env.filters.update({name: bounded_filter(name, function) for name, function in CARD_FILTERS.items()})
     env.globals["literal"] = literal
     return env
