@@ -6,7 +6,6 @@ its template is compiled once per source (``compile.compiled``) and each scenari
 
 from __future__ import annotations
 
-import re
 import threading
 import traceback
 from dataclasses import dataclass
@@ -15,12 +14,14 @@ from typing import TYPE_CHECKING
 import markdown
 import nh3
 from jinja2 import TemplateError
+from jinja2.utils import missing
 
 from ...calc import FIELD_NAMES, VALUES, CalcError, Result, attention_kind, did_you_mean, needs_text, parse_inputs
 from ..caches import HTML, RENDERED, html_key, render_key
 from ..diagnostics import CardError, Diagnostic
 from .compile import compiled
-from .environment import measured_text
+from .environment import UndefinedValue, measured_text
+from .sandbox import ExpressionError
 from ..scenario import Scenario, apply_changes, compute, normalised
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ def render_piece(card: Card, key: str, scenario: Scenario, label: str = "this sc
     context["derivation"] = _derivation_function(scenario)
     try:
         text = template.render(context)
-    except (TemplateError, CalcError, TypeError, ValueError, ArithmeticError) as error:
+    except (TemplateError, CalcError) as error:  # the sandbox's, Jinja's and the calculator's: the card's mistake
         raise CardError(Diagnostic(card.path, _error_line(error, template.filename, piece.line), "error",
                                    f"{label}: {_describe(error, scenario)}")) from None
     return RENDERED.put(cache_key, Rendered(to_html(text, piece.inline), piece.names, tuple(others)))
@@ -122,8 +123,8 @@ def _measured_function(card: Card, scenario: Scenario):
     measured, else what the author wrote for that case (nothing, by default)."""
 
     def measured(text, on: str = "own", otherwise: str = ""):
-        if on != "own" and on not in {variant.name for variant in card.variants}:
-            raise ValueError(f"measured(on={on!r}): on must be 'own' or a variant's name")
+        if on != "own" and on not in [variant.name for variant in card.variants]:
+            raise ExpressionError(f"measured(on={on!r}): on must be 'own' or a variant's name")
         here = scenario.own if on == "own" else (
             scenario.variant is not None and not scenario.overrides and card.variants[scenario.variant].name == on)
         if not here:
@@ -138,11 +139,11 @@ def _derivation_function(scenario: Scenario):
     line is right for MLA and hybrids too."""
 
     def derivation(name: str) -> str:
-        quantity = scenario.result.values.get(name)
+        quantity = scenario.result.values.get(name) if isinstance(name, str) else None
         if quantity is None:
             hint = did_you_mean(str(name), VALUES)
-            raise ValueError(f"derivation({name!r}): the calculator does not derive {name!r} here"
-                             + (f" ({hint})" if hint else ""))
+            raise ExpressionError(f"derivation({name!r}): the calculator does not derive {name!r} here"
+                                  + (f" ({hint})" if hint else ""))
         return quantity.derivation
 
     return derivation
@@ -158,17 +159,16 @@ def _error_line(error: Exception, template_file: str, first_line: int) -> int:
     return first_line + lineno - 1
 
 
-def _describe(error: Exception, scenario: Scenario) -> str:
+def _describe(error: TemplateError | CalcError, scenario: Scenario) -> str:
     if isinstance(error, CalcError):
         return f"calc(): {error.message}"
-    message = getattr(error, "message", None) or str(error)
-    unknown = re.search(r"CalcValues object' has no attribute '(\w+)'", message)
-    if unknown:
-        hint = did_you_mean(unknown[1], VALUES)
-        return f"calc() has no value {unknown[1]!r}" + (f" ({hint})" if hint else "")
-    undefined = re.fullmatch(r"'(\w+)' is undefined", message)
-    if undefined:
-        return f"{message} in this scenario: {_what_would_define(undefined[1], scenario)}"
+    message = error.message or str(error)
+    if isinstance(error, UndefinedValue) and isinstance(error.name, str):
+        if isinstance(error.owner, CalcValues):
+            hint = did_you_mean(error.name, VALUES)
+            return f"calc() has no value {error.name!r}" + (f" ({hint})" if hint else "")
+        if error.owner is missing and error.hint is None:
+            return f"{message} in this scenario: {_what_would_define(error.name, scenario)}"
     return message
 
 

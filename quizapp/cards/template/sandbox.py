@@ -4,28 +4,72 @@ Jinja's operators, calls, filters, loops and ``~`` go through the checks before 
 spend from the render's budget; loops and ``~`` are rewritten to step through this
 environment's own methods. What a piece may not use at all (include, extends, import,
 recursive loops, ``lipsum``) is refused when it compiles.
+
+A render raises the sandbox's errors: :class:`~.limits.LimitExceeded` and
+:class:`ExpressionError` (Python refused an operation of the card's expression), both
+``TemplateError``s as Jinja's own are. An error raised inside a function of ours that an
+expression calls (calc(), a filter's code) is not the card's mistake and is not caught here.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import types
 from collections.abc import Iterable
 from functools import wraps
 
+import jinja2
 from jinja2 import nodes
 from jinja2.environment import Template
 from jinja2.exceptions import TemplateRuntimeError, TemplateSyntaxError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from . import limits
 from .limits import MAX_ARGUMENT, MAX_CALL_DEPTH, MAX_OUTPUT, SIZED, STR_METHODS_REFUSED, LimitExceeded, \
     bounded_range, check_binop, check_expected, check_filter, check_method, check_size, current_budget, \
     render_budget, spend
 
 
+class ExpressionError(TemplateRuntimeError):
+    """A card's expression did what Python refuses (compared a number with a text, divided by
+    zero, unpacked one value into two) or gave a card function what it does not take; the
+    message is Python's, or the function's."""
+
+
+# What Python raises for an operation on values it cannot apply it to. (A RecursionError, an
+# expression too deep for the stack, is the card's wherever it is raised.)
+PYTHON_ERRORS = (TypeError, ValueError, ArithmeticError, LookupError, NameError, AttributeError)
+# Where an operation of a card's expression runs: the piece's own code (its file is the
+# template's), Jinja's runtime, tests and filters, and this sandbox's steps and limits.
+JINJA_FOLDER = os.path.dirname(jinja2.__file__) + os.sep
+SANDBOX_FILES = (__file__, limits.__file__)
+
+
+def python_message(error: Exception) -> str:
+    """Python's words for an error: its own message for a wrong type or value and for arithmetic
+    ("division by zero"), with the exception's name where the message alone says little
+    ("KeyError: 'x'")."""
+    if isinstance(error, (TypeError, ValueError, ArithmeticError)):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
+
+
+def raised_by_expression(error: BaseException, template_file: str) -> bool:
+    """Whether Python raised the error in an operation of the card's expression: the innermost
+    frame of Jinja's traceback (it leaves out its internal calls) is the piece's code, Jinja's
+    or this sandbox's, not a function of ours that the expression called."""
+    frame = error.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    file = frame.tb_frame.f_code.co_filename if frame is not None else ""
+    return file == template_file or file.startswith(JINJA_FOLDER) or file in SANDBOX_FILES
+
+
 def bounded_filter(name: str, function):
-    """A built-in filter with its numbers bounded, its size checked before it runs, and its
-    result's size after."""
+    """A filter with its numbers bounded, its size checked before it runs, and its result's size
+    after. A filter given a value it cannot take (``'a' | gib``) is the card's mistake, whichever
+    filter it is: an ExpressionError."""
     offset = 1 if getattr(function, "jinja_pass_arg", None) else 0
 
     @wraps(function)
@@ -35,22 +79,27 @@ def bounded_filter(name: str, function):
             if isinstance(given, int) and not isinstance(given, bool) and abs(given) > MAX_ARGUMENT:
                 raise LimitExceeded(f"the filter {name} was given {given:,}; at most {MAX_ARGUMENT:,}")
         check_filter(name, value, extra, kwargs)
-        return check_size(function(*args, **kwargs), f"the filter {name} made a value")
+        try:
+            made = function(*args, **kwargs)
+        except PYTHON_ERRORS as error:
+            raise ExpressionError(python_message(error)) from None
+        return check_size(made, f"the filter {name} made a value")
 
     return bounded
 
 
 class BoundedTemplate(Template):
-    """A template whose render runs inside a budget (its own, or the card load's)."""
+    """A template whose render runs inside a budget (its own, or the card load's), and raises
+    Python's errors from the card's own expression as ExpressionErrors, at their line."""
 
     def render(self, *args, **kwargs) -> str:
         with render_budget():
             try:
                 return super().render(*args, **kwargs)
-            except (LookupError, NameError, AttributeError, RecursionError) as error:
-                # Python's own errors from a card's expression: a template error at its line, like the rest.
-                raise TemplateRuntimeError(f"{type(error).__name__}: {error}").with_traceback(
-                    error.__traceback__) from None
+            except (*PYTHON_ERRORS, RecursionError) as error:
+                if not (isinstance(error, RecursionError) or raised_by_expression(error, self.filename)):
+                    raise  # raised inside a function of ours the expression called: a bug, not the card's
+                raise ExpressionError(python_message(error)).with_traceback(error.__traceback__) from None
 
 
 class CardSandbox(ImmutableSandboxedEnvironment):
