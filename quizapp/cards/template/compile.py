@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from jinja2 import TemplateSyntaxError, meta, nodes
+from jinja2 import TemplateRuntimeError, TemplateSyntaxError, Undefined, meta, nodes
 from jinja2.environment import Template
 
 from ...calc import did_you_mean
@@ -46,13 +46,29 @@ def compiled(source: str) -> Compiled:
 
 def _compile(source: str) -> Compiled:
     tree = ENVIRONMENT.parse(source)
-    # Read before compiling: Jinja's code generator folds constants in the tree it is given.
-    names = frozenset(meta.find_undeclared_variables(tree))
     unplaced = tuple(call.lineno for call in tree.find_all(nodes.Call) if isinstance(call.node, nodes.Name)
                      and call.node.name == "measured" and "on" not in {keyword.key for keyword in call.kwargs})
-    code = ENVIRONMENT.compile(tree, filename=PIECE_FILE)
+    try:
+        # Both fold constant expressions in the tree (Jinja's optimizer), so the tree is read first.
+        names = frozenset(meta.find_undeclared_variables(tree))
+        code = ENVIRONMENT.compile(tree, filename=PIECE_FILE)
+    except TemplateRuntimeError as error:
+        # A constant expression that uses what a literal does not have ({{ 1.x and y }}, an
+        # unsafe attribute) fails as it is folded, before any render.
+        raise TemplateSyntaxError(error.message, _lookup_in_literal_line(tree)) from None
     template = ENVIRONMENT.template_class.from_code(ENVIRONMENT, code, ENVIRONMENT.make_globals(None))
     return Compiled(template, names, unplaced)
+
+
+def _lookup_in_literal_line(tree: nodes.Template) -> int:
+    """The line of the first attribute or item read from a literal that does not have it."""
+    for lookup in tree.find_all((nodes.Getattr, nodes.Getitem)):
+        try:
+            if isinstance(lookup.as_const(), Undefined):
+                return lookup.lineno
+        except nodes.Impossible:
+            continue
+    return 1
 
 
 def compile_pieces(source: CardSource, pieces: dict[str, Piece]) -> tuple[dict[str, Piece], list[Diagnostic]]:

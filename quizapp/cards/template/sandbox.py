@@ -37,9 +37,11 @@ class ExpressionError(TemplateRuntimeError):
     message is Python's, or the function's."""
 
 
-# What Python raises for an operation on values it cannot apply it to. (A RecursionError, an
+# What Python raises for an operation on values it cannot apply it to, and Jinja for arguments
+# its functions do not take (cycler() without items, truncate(-5)). (A RecursionError, an
 # expression too deep for the stack, is the card's wherever it is raised.)
-PYTHON_ERRORS = (TypeError, ValueError, ArithmeticError, LookupError, NameError, AttributeError)
+PYTHON_ERRORS = (TypeError, ValueError, ArithmeticError, LookupError, NameError, AttributeError, RuntimeError,
+                 AssertionError)
 # Where an operation of a card's expression runs: the piece's own code (its file is the
 # template's), Jinja's runtime, tests and filters, and this sandbox's steps and limits.
 JINJA_FOLDER = os.path.dirname(jinja2.__file__) + os.sep

@@ -67,6 +67,8 @@ def test_the_reused_markdown_converter_carries_nothing_from_one_text_to_the_next
     ("{{ users_fit / 0 }}", "division by zero"),
     ("{{ users_fit is divisibleby(0) }}", "modulo by zero"),
     ("{{ calc(1) }}", "takes 0 positional arguments"),
+    ("{{ cycler() }}", "RuntimeError: at least one item has to be provided"),
+    ("{{ model | truncate(-5) }}", "expected length >= 3, got -5"),
     ("{{ derivation([1]) }}", "the calculator does not derive [1] here"),
     ("{{ measured('x', on=[1]) }}", "on must be 'own' or a variant's name"),
 ])
