@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ...calc import CalcError
 from ..caches import card_version
 from ..card import Card
 from ..check.renders import check_renders
@@ -87,5 +88,5 @@ def _literal_warnings(card: Card) -> list[Diagnostic]:
     """The literal-number warnings, when the card's own scenario computes (else its error says so)."""
     try:
         return literal_number_warnings(card)
-    except (CardError, ValueError):  # CalcError is a ValueError
+    except CalcError:
         return []
