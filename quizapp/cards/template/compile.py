@@ -49,7 +49,7 @@ def _compile(source: str) -> Compiled:
     unplaced = tuple(call.lineno for call in tree.find_all(nodes.Call) if isinstance(call.node, nodes.Name)
                      and call.node.name == "measured" and "on" not in {keyword.key for keyword in call.kwargs})
     try:
-        # Both fold constant expressions in the tree (Jinja's optimizer), so the tree is read first.
+        # Both fold constant expressions in the tree in place (Jinja's optimizer): its calls are read before.
         names = frozenset(meta.find_undeclared_variables(tree))
         code = ENVIRONMENT.compile(tree, filename=PIECE_FILE)
     except TemplateRuntimeError as error:
