@@ -14,11 +14,11 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..calc import BY_NAME, CHECK_FIELDS, FIELD_NAMES, CalcError, Inputs, Result, attention_kind, calculate, fmt, \
     gpu_prose_name, parse_field, parse_inputs
+from .caches import COMPUTED, scenario_key
 
 if TYPE_CHECKING:
     from .card import Card
@@ -116,18 +116,11 @@ class Scenario:
         return params
 
 
-def scenario_key(inputs: Inputs) -> str:
-    return json.dumps(inputs.given(), sort_keys=True, default=str)
-
-
-@lru_cache(maxsize=1024)
-def _calculate_cached(key: str) -> Result:
-    return calculate(json.loads(key))
-
-
 def compute(inputs: Inputs) -> tuple[str, Result]:
+    """The scenario key of the inputs and the calculator's result, computed once per key (from
+    the key itself, so the result depends on nothing else)."""
     key = scenario_key(inputs)
-    return key, _calculate_cached(key)
+    return key, COMPUTED.get_or_make(key, lambda: calculate(json.loads(key)))
 
 
 def overrides_from_query(args) -> dict:
