@@ -20,6 +20,7 @@ from ...cards.rubric import rubric_rows
 from ...progress import interviews
 from ...progress.clock import iso, now_utc
 from ...progress.interviews import MAX_CARDS, MAX_NAME, Interview, InterviewError, PlannedCard, SessionCard
+from ..fields import whole_number
 from ..storage import get_bank, get_db, loaded_bank
 
 log = logging.getLogger("quizapp.interview")
@@ -240,12 +241,8 @@ def _variant(card: Card, raw, field: str) -> int | None:
     names = [v.name for v in card.variants]
     if isinstance(raw, str) and raw in names:
         return names.index(raw)
-    if isinstance(raw, str) and raw.isdigit():
-        raw = int(raw)
-    if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw < len(card.variants):
-        choices = f"0 to {len(names) - 1} or a variant's name" if names else "absent: the card has no variants"
-        raise InterviewError(f"variant must be {choices}", field)
-    return raw
+    choices = f"0 to {len(names) - 1} or a variant's name" if names else "absent: the card has no variants"
+    return whole_number(raw, field, 0, len(names) - 1, message=f"variant must be {choices}", error=InterviewError)
 
 
 def stage_of(entry: Entry | None, stage) -> str:
