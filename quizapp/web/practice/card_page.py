@@ -14,8 +14,8 @@ from markupsafe import Markup
 
 from ...calc import CalcError
 from ...cards import CardError, Refused, card_view, resolve_scenario, scenario_from_query
-from ...lru import LRU
 from ...progress.events import current_attempt
+from .. import caches
 from . import session as practice_session
 from .answer_box import answer_view
 from .panel import controls, message_for_people
@@ -34,12 +34,6 @@ def card_url(card, scenario) -> str:
     """The card's page for this scenario: the URL a reload or a shared link shows it again with."""
     query = urlencode(scenario.query())
     return url_for("practice.card", card_id=card.id) + (f"?{query}" if query else "")
-
-
-# The calculator panel of a card and scenario: the same for every reader, and as costly to draw
-# as the rest of the page (a select of every model in the card's space).
-PANELS_KEPT = 1024
-_panels: LRU[tuple] = LRU(PANELS_KEPT)
 
 
 def page_context(card, scenario, error, revealed: list[str] | None = None, attempt=None):
@@ -76,12 +70,10 @@ def page_context(card, scenario, error, revealed: list[str] | None = None, attem
 
 def panel(card, scenario, error, query: str) -> tuple[list[dict], Markup]:
     """The panel's rows and their HTML. After an error they hold what the reader typed, so they
-    are drawn for this request; otherwise the card's file version, the variant and the query
-    decide them, and they are drawn once."""
+    are drawn for this request; otherwise they are drawn once per ``caches.panel_key``."""
     if error:
         return _drawn(controls(card, scenario, error, request.args))
-    key = (card.path, card.mtime, scenario.variant, query)
-    return _panels.get_or_make(key, lambda: _drawn(controls(card, scenario)))
+    return caches.panels.get_or_make(caches.panel_key(card, scenario), lambda: _drawn(controls(card, scenario)))
 
 
 def _drawn(rows: list[dict]) -> tuple[list[dict], Markup]:
