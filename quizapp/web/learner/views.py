@@ -17,6 +17,16 @@ from ..storage import get_bank, get_db, learner_id
 bp = Blueprint("learner", __name__)
 
 
+@bp.app_template_filter("soon")
+def soon(at: str, now: datetime | None = None) -> str:
+    """A due time within the hour as the page says it ("now", "in 9 minutes"); "" beyond, where
+    static/localtime.js says the day and clock time in the reader's own time zone."""
+    minutes = round((datetime.fromisoformat(at) - (now or datetime.now(timezone.utc))).total_seconds() / 60)
+    if minutes <= 0:
+        return "now"
+    return f"in {minutes} minute{'s' if minutes != 1 else ''}" if minutes < 60 else ""
+
+
 @bp.get("/practice")
 def practice():
     """Due cards first (most overdue first), then new ones; a returning card gets another variant.
