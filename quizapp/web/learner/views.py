@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from datetime import datetime, timezone
 
@@ -180,15 +181,18 @@ def import_progress():
         return redirect(url_for("learner.me"), code=303)
     try:
         data = limits.loads(raw.decode("utf-8"))
-        counts = transfer.import_progress(get_db(), learner_id(), data, known_cards=get_bank().cards.keys())
-    except transfer.ImportRefused as error:
-        flash(_plain_refusal(error))
     except limits.JSONTooDeep:
         flash("Nothing imported: this file is not a quizapp export (its JSON is nested far deeper than an "
               "export's). Choose the file that “Export my progress” saved.")
-    except ValueError:  # not UTF-8, or not JSON
+        return redirect(url_for("learner.me"), code=303)
+    except (UnicodeDecodeError, json.JSONDecodeError):  # not UTF-8, or not JSON
         flash("Nothing imported: this file is not a quizapp export. Choose the file that "
               "“Export my progress” saved.")
+        return redirect(url_for("learner.me"), code=303)
+    try:
+        counts = transfer.import_progress(get_db(), learner_id(), data, known_cards=get_bank().cards.keys())
+    except transfer.ImportRefused as error:
+        flash(_plain_refusal(error))
     except transfer.ImportInterrupted as stop:
         flash(f"Imported {stop.done:,} of {stop.total:,} rows, then stopped: {stop.reason}.")
     else:
