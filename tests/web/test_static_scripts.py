@@ -119,7 +119,7 @@ TOKEN = re.compile(r"""
   | (?P<operator>\+\+|--|[+\-*/%]=|=>|===|!==|==|!=|<=|>=|&&|\|\||[{}()\[\];,.?:<>=!+\-*/%&|^~])
   | (?P<space>\s+)
 """, re.S | re.X)
-OPERAND_END = ("name", "number", ")", "]")
+REGEX_LITERAL = re.compile(r"/(?:\\.|\[[^\]]*\]|[^/\\\n])+/[a-z]*")
 COUNTS = ("length", "size", "childElementCount")
 NUMBER_MAKERS = re.compile(r"\b(Math\.|Number\(|parseInt|parseFloat|toFixed|toPrecision|padStart|padEnd|Date\.now|"
                            r"Date\.parse|getTime|performance\.now)")
@@ -135,7 +135,7 @@ def tokens(source: str) -> list[tuple[str, str, int]]:
                                                    and previous[1] not in ("return", "typeof")
                                                    or previous[1] in (")", "]"))
         if source[at] == "/" and not operand_before and source[at:at + 2] not in ("//", "/*"):
-            match = re.compile(r"/(?:\\.|\[[^\]]*\]|[^/\\\n])+/[a-z]*").match(source, at)
+            match = REGEX_LITERAL.match(source, at)
             kind, text = "regex", match.group(0)
         else:
             match = TOKEN.match(source, at)
@@ -165,12 +165,21 @@ def arithmetic(source: str) -> list[tuple[int, str]]:
         elif text == "-" and operand_before:
             found.append((line, "binary -"))
         elif text == "+" and ("number" in (before[0], after[0]) or before[1] in COUNTS
-                              or (after[0] == "name" and code[i + 2:i + 3] and code[i + 2][1] == "." and
-                                  any(t[1] in COUNTS for t in code[i + 3:i + 4]))):
+                              or _name_after(code, i) in COUNTS):
             found.append((line, "+ beside a number or a count"))
     for number, text in enumerate(_code_lines(source), start=1):
         found += [(number, match.group(1)) for match in NUMBER_MAKERS.finditer(text)]
     return found
+
+
+def _name_after(code: list[tuple[str, str, int]], at: int) -> str:
+    """The last name of the chain after ``at`` ("length" of ``+ s.notes.length``)."""
+    last = ""
+    for kind, text, _ in code[at + 1:]:
+        if kind != "name" and text != ".":
+            break
+        last = text if kind == "name" else last
+    return last
 
 
 def _code_lines(source: str) -> list[str]:
@@ -222,6 +231,7 @@ def test_every_allowed_exception_is_still_in_its_script():
     ('el.textContent = Math.floor(ms / 1000) + " s";', {(1, "/"), (1, "Math.")}),
     ('var following = current + 1;', {(1, "+ beside a number or a count")}),
     ('count.textContent = scored.length + " scored";', {(1, "+ beside a number or a count")}),
+    ('say("Notes: " + s.notes.length);', {(1, "+ beside a number or a count")}),
     ('text += " (+" + String(seconds % 60).padStart(2, "0") + ")";', {(1, "+="), (1, "%"), (1, "padStart")}),
     ('pending -= 1;', {(1, "-=")}),
     ('var spent = end - start;', {(1, "binary -")}),
