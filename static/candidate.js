@@ -61,12 +61,9 @@
   }
 
   // Polling while the stream is not open (and every ten seconds anyway), so the screen is never stale.
-  function pollUnless(streaming) {
-    if (shown.status === "ended" || (streaming && stream && stream.readyState === 1)) return;
-    poll().catch(function () {});
-  }
-  setInterval(function () { pollUnless(true); }, 1000);
-  setInterval(function () { pollUnless(false); }, 10000);
+  function pollNow() { if (shown.status !== "ended") poll().catch(function () {}); }
+  setInterval(function () { if (!stream || stream.readyState !== 1) pollNow(); }, 1000);
+  setInterval(pollNow, 10000);
   if (shown.status !== "ended") connect();
 
   // ------------------------------------------------------------ the scratch box
