@@ -11,7 +11,6 @@ the card teaches that refusal.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING
 from ..calc import BY_NAME, CHECK_FIELDS, FIELD_NAMES, CalcError, Inputs, Result, attention_kind, calculate, fmt, \
     gpu_prose_name, parse_field, parse_inputs
 from .caches import COMPUTED, scenario_key
+from ..fields import optional_whole_number
 
 if TYPE_CHECKING:
     from .card import Card
@@ -148,13 +148,9 @@ def scenario_from_query(card: Card, args) -> Scenario:
 
 def variant_index(card: Card, raw: str) -> int | None:
     """The ?variant= of a card's URL: empty for the card's own scenario, else 0, 1, …"""
-    raw = raw.strip()
-    if not raw:
-        return None
-    if not re.fullmatch(r"[0-9]{1,4}", raw) or int(raw) >= len(card.variants):
-        choices = f"from 0 to {len(card.variants) - 1}" if card.variants else "absent: this card has no variants"
-        raise CalcError(f"variant must be {choices}", "variant")
-    return int(raw)
+    choices = f"from 0 to {len(card.variants) - 1}" if card.variants else "absent: this card has no variants"
+    return optional_whole_number(raw.strip(), "variant", 0, len(card.variants) - 1,
+                                 message=f"variant must be {choices}", error=CalcError)
 
 
 def resolve_scenario(card: Card, variant: int | None, overrides: dict, pool_rule: str | None = None) -> Scenario:

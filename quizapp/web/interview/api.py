@@ -22,7 +22,7 @@ from flask_wtf.csrf import generate_csrf
 from ...cards.rubric import SCORES
 from ...progress import interviews
 from ...progress.interviews import NOTE_RULE, SCORE_RULE, InterviewError
-from ..fields import MAX_STORED, optional_whole_number, whole_number
+from ...fields import MAX_STORED, optional_whole_number, whole_number
 from .state import candidate_state, console_state, entry_of, open_session, plan, stage_of
 from ..storage import get_db
 

@@ -19,7 +19,7 @@ from ...cards.rubric import rubric_rows
 from ...progress import interviews
 from ...progress.clock import iso, now_utc
 from ...progress.interviews import MAX_CARDS, MAX_NAME, Interview, InterviewError, PlannedCard, SessionCard
-from ..fields import whole_number
+from ...fields import whole_number
 from .clock import clock_text, moment_text
 from ..storage import get_bank, get_db, loaded_bank
 

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 
 from flask import request
 
-from ..fields import optional_whole_number
+from ...fields import optional_whole_number
 from ..storage import get_bank
 
 BANK_PAGE_CARDS = 50

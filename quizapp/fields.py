@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..calc import FieldError
+from .calc import FieldError
 
 # SQLite's largest INTEGER: an id or a count the database can hold.
 MAX_STORED = 2**63 - 1

@@ -1,10 +1,10 @@
-"""web/fields.py: the one reading of a whole number from a request field."""
+"""quizapp/fields.py: the one reading of a whole number from a request field."""
 
 import pytest
 
 from quizapp.calc import FieldError
 from quizapp.progress.interviews import InterviewError
-from quizapp.web.fields import MAX_STORED, optional_whole_number, whole_number
+from quizapp.fields import MAX_STORED, optional_whole_number, whole_number
 
 
 @pytest.mark.parametrize("sent, read", [("7", 7), ("07", 7), (7, 7), ("0", 0), (0, 0), ("10", 10)])
