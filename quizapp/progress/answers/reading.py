@@ -13,10 +13,12 @@ scale and a unit, each optional.
   "KiB", "KB", "MiB" … "TiB", or in words), "tokens", "users" or "requests", "x" (concurrency),
   "blocks", "layers", "heads", "parameters". A bare "B" is bytes, and billions only when the
   caller reads a parameter count ("8.19B").
+- Up to three words between the number and its unit ("37 simultaneous users", "1,506 whole
+  blocks"), and what the unit is counted per after it ("144 KiB per token", "144 KiB/token").
 
 Anything else is ``Unreadable``, with its reason: no number at all ("lots"), more than a number
-and its unit ("3 is wrong, it is 37", "Qwen3-8B fits 37", "37 apples"), or a number too long or
-too large to check.
+and its unit ("3 is wrong, it is 37", "Qwen3-8B fits 37", "37 apples", "37 users fit"), or a
+number too long or too large to check.
 
 Precision: a number keeps ``step``, the place value of its last typed digit in the number's own
 units ("3.3 GiB" -> 0.1 GiB, "144 KiB" -> 1 KiB, "1.5M" -> 100,000, "37" -> 1), so grading can
@@ -92,6 +94,12 @@ SCALE_AND_UNIT = re.compile(
     rf"|(?P<count>{_alternatives(COUNT_UNITS)}){_WORD_END})",
     re.IGNORECASE,
 )
+# Words between a number and its unit: letters only, never a number word ("three and four users").
+_NOT_A_NUMBER_WORD = rf"(?!(?:{_WORD}|and|or|per)\b)"
+WORDS_BEFORE_UNIT = re.compile(rf"(?:[ \t]+{_NOT_A_NUMBER_WORD}[a-z][a-z-]*){{1,3}}(?=[ \t])", re.IGNORECASE)
+# What the unit is counted per, after it: "per token", "a user", "/token".
+PER = re.compile(r"[ \t]*(?:(?:per|a|an|each)[ \t]+|/[ \t]*)(?:token|user|request|block|layer|gpu|rank|sequence)s?",
+                 re.IGNORECASE)
 SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
 ANY_NUMBER = re.compile(rf"[0-9]|\b(?:{_WORD})\b", re.IGNORECASE)
 
@@ -134,6 +142,10 @@ def read_number(text: str | None, billions: bool = False) -> ParsedAnswer | Unre
         return Unreadable("more_than_a_number" if ANY_NUMBER.search(plain) else "no_number", shown)
     value, step, end = reading
     multiplier, unit, end = _scale_and_unit(body, end, billions)
+    if unit is None and multiplier == 1:
+        multiplier, unit, end = _unit_after_words(body, end, billions)
+    if unit is not None and (per := PER.match(body, end)):
+        end = per.end()
     if body[end:].strip():
         return Unreadable("more_than_a_number", shown)
     value, step = value * multiplier, step * multiplier
@@ -184,6 +196,15 @@ def _words_value(phrase: str) -> tuple[int, int]:
             current += SMALL_NUMBER_WORDS[word]
     # "twenty-four thousand" is a rounded figure, precise to the thousand.
     return total + current, LARGE_NUMBER_WORDS.get(words[-1], 1)
+
+
+def _unit_after_words(text: str, pos: int, billions: bool) -> tuple[float, str | None, int]:
+    """The unit after a few words ("37 simultaneous users"); (1, None, pos) when no unit ends them."""
+    words = WORDS_BEFORE_UNIT.match(text, pos)
+    if words is None:
+        return 1, None, pos
+    multiplier, unit, end = _scale_and_unit(text, words.end(), billions)
+    return (multiplier, unit, end) if unit is not None else (1, None, pos)
 
 
 def _scale_and_unit(text: str, pos: int, billions: bool) -> tuple[float, str | None, int]:

@@ -59,6 +59,13 @@ GIB = 2**30
     ("one hundred and twenty users", 120, "users", "one hundred and twenty users"),
     ("nine hundred ninety-nine", 999, None, "nine hundred ninety-nine"),
     ("twenty-four thousand tokens", 24_000, "tokens", "twenty-four thousand tokens"),
+    # Words between the number and its unit, and what the unit is counted per (issue 18).
+    ("37 simultaneous users", 37, "users", "37 simultaneous users"),
+    ("thirty-seven concurrent users", 37, "users", "thirty-seven concurrent users"),
+    ("1,506 whole blocks", 1506, "blocks", "1,506 whole blocks"),
+    ("about 144 KiB per token", 144 * 1024, "B", "144 KiB per token"),
+    ("144 KiB/token", 144 * 1024, "B", "144 KiB/token"),
+    ("640 tokens per user", 640, "tokens", "640 tokens per user"),
 ])
 def test_reads_number_scale_and_unit(text, value, unit, matched):
     parsed = read_number(text)
@@ -99,6 +106,11 @@ def test_b_reads_as_bytes_unless_the_answer_counts_parameters(text, billions, va
     ("three and four", "more_than_a_number"),
     ("37 apples", "more_than_a_number"),
     ("37 users fit", "more_than_a_number"),
+    ("37 big users fit", "more_than_a_number"),         # words before the unit, but more after it
+    ("37 simultaneous", "more_than_a_number"),          # words, and no unit after them
+    ("three and four users", "more_than_a_number"),     # a number word is not a word before the unit
+    ("37 very many more real users", "more_than_a_number"),  # at most three words
+    ("144 KiB per apple", "more_than_a_number"),
     ("1e400", "too_large"),
     ("9" * 40, "too_large"),
     ("hundred " * 160, "more_than_a_number"),     # too long to be a number (issue 12, M4)
@@ -109,7 +121,8 @@ def test_anything_but_one_number_is_unreadable_with_its_reason(text, reason):
 
 
 def test_reading_is_fast_on_hostile_text():
-    for text in ["1" * 79 + "!", "1," * 39 + "!", "one " * 19 + "!", "1 " * 39 + "x", "~" * 79 + "1"]:
+    for text in ["1" * 79 + "!", "1," * 39 + "!", "one " * 19 + "!", "1 " * 39 + "x", "~" * 79 + "1",
+                 "1" + " ab" * 26, "1" + " a" * 38 + " users"]:
         started = time.perf_counter()
         read_number(text)
         assert time.perf_counter() - started < 0.05, text

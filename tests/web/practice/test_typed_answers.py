@@ -68,6 +68,15 @@ def test_working_without_a_number_is_kept_and_nothing_is_checked(reader):
     assert "startup concurrency" not in page
 
 
+def test_words_around_the_unit_are_read_as_the_number_and_its_unit(reader):
+    """Issue 18: "37 simultaneous users" was unreadable where "37 users" is right."""
+    shown = reader.feedback(reader.answer("37 simultaneous users").text)
+    assert (shown["verdict"], shown["message"]) == ("right", "Right: 37 users.")
+    # Llama 3.1 70B at TP 4: 80 layers × 8 KV heads ÷ 4 ranks × 128 × 2 (K and V) × 2 bytes = 80 KiB a token.
+    shown = reader.feedback(reader.answer("about 80 KiB per token", card="kv-bytes-per-token").text)
+    assert shown["verdict"] == "right"
+
+
 @pytest.mark.parametrize("typed", ["3 is wrong, it is 37", "each user holds 640 tokens so 37 fit"])
 def test_sentences_in_the_number_box_are_not_misread(reader, typed):
     """Issue 8's unfair verdicts: a sentence is unreadable (and says why), never a wrong unit or a mistake."""
