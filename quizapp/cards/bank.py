@@ -24,6 +24,7 @@ from .card import Card
 from .diagnostics import CardError, Diagnostic
 from .index import CardEntry, read_entry, unreadable
 from .load.card_file import load_card
+from .load.front_matter import LEVELS
 from ..lru import LRU
 from .template.limits import render_budget
 
@@ -66,6 +67,7 @@ class _Shared:
 class Bank:
     folder: Path
     cards: dict[str, CardEntry] = field(default_factory=dict)  # the listing, by id
+    drafts: dict[str, CardEntry] = field(default_factory=dict)  # cards marked draft: the author pages' only
     diagnostics: list[Diagnostic] = field(default_factory=list)
     refresh_seconds: float = REFRESH_SECONDS
     frozen: bool = False  # a copy that never reloads (``public``)
@@ -119,14 +121,15 @@ class Bank:
         if listing is not self.cards:
             listing = self.cards
             cards = {card_id: entry for card_id, entry in listing.items() if not entry.interview_only}
-            copy = Bank(self.folder, cards, self.diagnostics, frozen=True, _origin=self, _shared=self._shared)
+            copy = Bank(self.folder, cards, {}, self.diagnostics, frozen=True, _origin=self, _shared=self._shared)
             self._public = (listing, copy)
         return copy
 
-    def get(self, card_id: str) -> Card | None:
+    def get(self, card_id: str, drafts: bool = False) -> Card | None:
         """The card, fully loaded (the first time it is opened: outside any lock), or None when the
-        bank has no such card or its file does not load (it then leaves the listing)."""
-        entry = self.cards.get(card_id)
+        bank has no such card or its file does not load (it then leaves the listing). A draft only
+        with ``drafts`` (the author's preview)."""
+        entry = self.cards.get(card_id) or (self.drafts.get(card_id) if drafts else None)
         if entry is None:
             return None
         card = self._shared.loaded.get(card_id)
@@ -143,7 +146,10 @@ class Bank:
         return by_stem
 
     def sorted_cards(self) -> list[CardEntry]:
-        return sorted(self.cards.values(), key=lambda c: c.title.lower())
+        """The cards in the order their authors set: beginner cards first, then by ``order`` within
+        a level (a card without one after those with one), then by title. Practice brings new
+        cards in this order."""
+        return sorted(self.cards.values(), key=learning_order)
 
     def matching(self, role: str = "", tag: str = "", query: str = "") -> list[CardEntry]:
         """Cards for a role and a tag (either may be empty) whose text holds every word of the query."""
@@ -229,20 +235,31 @@ class Bank:
         return None
 
     def _publish(self) -> None:
-        """The listing and the diagnostics from the entries and their verdicts, in one assignment each."""
+        """The listing, the drafts and the diagnostics from the entries and their verdicts, in one
+        assignment each."""
         with self._lock:
             listing: dict[str, CardEntry] = {}
+            drafts: dict[str, CardEntry] = {}
             diagnostics = list(self._unreadable)
             for entry in self._entries:
                 verdict = self._shared.verdicts.get(entry.path)
+                taken = listing.get(entry.id) or drafts.get(entry.id)
                 if verdict is not None and verdict.mtime == entry.mtime and verdict.diagnostics:
                     diagnostics += verdict.diagnostics
-                elif entry.id in listing:
+                elif taken is not None:
                     diagnostics.append(Diagnostic(entry.path, entry.id_line, "error", f"id {entry.id!r} is already "
-                                                  f"used by {listing[entry.id].path}"))
+                                                  f"used by {taken.path}"))
                 elif not entry.problems:
-                    listing[entry.id] = entry
-            self.cards, self.diagnostics = listing, diagnostics
+                    (drafts if entry.draft else listing)[entry.id] = entry
+            self.cards, self.drafts, self.diagnostics = listing, drafts, diagnostics
+
+
+LEVEL_RANKS = {level: rank for rank, level in enumerate(LEVELS)}
+
+
+def learning_order(entry: CardEntry) -> tuple:
+    """The sort key of ``Bank.sorted_cards``."""
+    return (LEVEL_RANKS.get(entry.level, 1), entry.order is None, entry.order or 0, entry.title.lower())
 
 
 def display_path(path: Path) -> str:

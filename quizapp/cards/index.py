@@ -19,7 +19,8 @@ from pathlib import Path
 from .caches import ENTRIES, content_key
 from .card import Variant, search_text
 from .diagnostics import CardError, Diagnostic
-from .load.front_matter import check_interview_only, check_listing, check_scenario, check_space, check_variants
+from .load.front_matter import check_draft, check_interview_only, check_listing, check_ordering, check_scenario, \
+    check_space, check_variants
 from .load.sections import build_sections
 from .load.source import read_card, split_card
 from .space import ScenarioSpace
@@ -43,6 +44,9 @@ class CardEntry:
     space: ScenarioSpace | None  # what an interviewer may change (front_matter.check_space)
     interview_only: bool
     question: str  # the question's Markdown source, for the search
+    level: str = "intermediate"  # where practice brings it as a new card (front_matter.LEVELS)
+    order: int | None = None  # within its level
+    draft: bool = False  # only the author pages list it
     id_line: int = 1
     problems: bool = False
     content: str = field(default="", repr=False)  # content_key of the text it was read from
@@ -73,11 +77,13 @@ def _entry_from_text(text: str, file: Path, shown: str, mtime: float, key: str) 
         interview_only = check_interview_only(source)
     except CardError:
         interview_only = True  # reported by the full load; kept out of readers' lists meanwhile
-    draft = build_sections(source)
-    question = draft.pieces.get("question")
-    return CardEntry(**listing, path=shown, file=file, mtime=mtime, levels=sorted({f.level for f in draft.follow_ups}),
-                     variants=variants, scenario=scenario or {}, space=space, interview_only=interview_only, question=question.source if question else "",
-                     id_line=source.line_of("id"), problems=bool(source.problems), content=key)
+    sections = build_sections(source)
+    question = sections.pieces.get("question")
+    return CardEntry(**listing, **check_ordering(source), draft=check_draft(source), path=shown, file=file,
+                     mtime=mtime, levels=sorted({f.level for f in sections.follow_ups}), variants=variants,
+                     scenario=scenario or {}, space=space, interview_only=interview_only,
+                     question=question.source if question else "", id_line=source.line_of("id"),
+                     problems=bool(source.problems), content=key)
 
 
 def unreadable(shown: str, error: Exception) -> list[Diagnostic]:

@@ -1,7 +1,8 @@
 """A new card's file: every part of the format in place, each with a comment saying what goes there.
 
-``quizapp new`` writes it. The stub passes ``quizapp check`` as it is, so an author starts
-from a card that loads and changes one part at a time. With ``--from``, the scenario, space
+``quizapp new`` writes it as a draft (``draft: true``): it passes ``quizapp check`` as it is,
+with the draft's warning, so an author starts from a card that loads and changes one part at a
+time, and no reader meets its TODOs; removing the line publishes it once no TODO is left. With ``--from``, the scenario, space
 and variants are copied from another card's front matter, comments and all.
 """
 
@@ -20,13 +21,17 @@ COPIED_KEYS = ("scenario", "space", "variants")
 
 HEADER = """\
 ---
-# A new card. Replace each TODO, then run: quizapp check {path}
+# A new card. Replace each TODO, then remove draft: true and run: quizapp check {path}
 # AUTHORING.md describes every key and section; quizapp models and quizapp gpus list the ids.
 id: {id}
 title: {title}
+# A draft is on the /author/ page only: not in the bank, practice, print or the Anki export.
+draft: true
 # Who the card is for, and what it is about.
 roles: [Inference Engineering]
 tags: []
+# Where practice brings the card among new ones: beginner, intermediate or advanced (then order: 1, 2 …).
+level: intermediate
 """
 
 # The stub's own scenario, space and variants: a uniform-attention model with a pinned pool.

@@ -2,7 +2,9 @@
 
 from pathlib import Path
 
-from quizapp.cards import load_card
+import pytest
+
+from quizapp.cards import CardError, load_card
 from quizapp.cards.new_card import card_id_from_title, find_card_file, front_matter_blocks, stub_text
 from quizapp.cards.load.sections import SECTIONS
 
@@ -15,17 +17,35 @@ def test_an_id_from_a_title():
     assert card_id_from_title("???") == ""
 
 
-def test_the_stub_loads_clean_with_every_section_and_its_comment(tmp_path):
+def test_the_stub_loads_as_a_draft_with_every_section_and_its_comment(tmp_path):
     path = tmp_path / "pin-vs-fraction.md"
     path.write_text(stub_text("pin-vs-fraction", "Pin vs fraction: which one?", str(path)), encoding="utf-8")
     card = load_card(path, str(path), full=True)
-    assert card.warnings == []
+    assert card.draft is True
+    [warning] = card.warnings
+    draft_line = path.read_text(encoding="utf-8").splitlines().index("draft: true") + 1
+    assert (warning.severity, warning.line) == ("warning", draft_line)
+    assert warning.message == "draft: the card is kept out of the bank, practice, print and the Anki export"
     assert (card.id, card.title) == ("pin-vs-fraction", "Pin vs fraction: which one?")
     assert card.stage_names == ["short", "full", "followup-1", "followup-2", "wrong", "taught"]
     assert [f.level for f in card.follow_ups] == ["L2", "L3"] and len(card.wrong_answers) == 2
     text = path.read_text(encoding="utf-8")
     for section in SECTIONS:
         assert f"## {section.heading}\n\n<!-- " in text, section.heading
+
+
+def test_a_stub_published_with_its_todos_left_is_an_error_at_each_todo_line(tmp_path):
+    path = tmp_path / "pin-vs-fraction.md"
+    text = stub_text("pin-vs-fraction", "Pin vs fraction", str(path)).replace("draft: true\n", "")
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(CardError) as raised:
+        load_card(path, str(path))
+    lines = text.splitlines()
+    body = lines.index("---", 1) + 1  # the front matter's comments say TODO too, and are not read
+    todo_lines = [n for n, line in enumerate(lines, 1) if n > body and "TODO" in line]
+    errors = [d for d in raised.value.diagnostics if d.severity == "error"]
+    assert [d.line for d in errors] == todo_lines and len(todo_lines) >= 6
+    assert {d.message for d in errors} == {"leftover TODO text in a card that is not a draft"}
 
 
 def test_front_matter_blocks_keep_the_author_s_comments():

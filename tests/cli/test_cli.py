@@ -248,7 +248,14 @@ def test_new_writes_a_card_that_passes_check(capsys, tmp_path):
     path = folder / "pin-vs-fraction-which-one.md"
     assert code == 0 and out.strip() == f"wrote {path}; check it with: quizapp check {path}"
     code, out, err = run(capsys, "check", str(folder))
-    assert code == 0 and out == "" and "1 card: 0 with errors, 0 warnings" in err
+    assert code == 0 and "1 card: 0 with errors, 1 warning" in err
+    draft_line = path.read_text(encoding="utf-8").splitlines().index("draft: true") + 1
+    assert out == f"{path}:{draft_line}: warning: draft: the card is kept out of the bank, practice, print and the Anki " \
+                  "export (hint: replace each TODO, then remove draft: true to publish it)\n"
+    # Published with its TODOs left, it is an error (the question's TODO is the first).
+    path.write_text(path.read_text(encoding="utf-8").replace("draft: true\n", ""), encoding="utf-8")
+    code, out, err = run(capsys, "check", str(folder))
+    assert code == 1 and "leftover TODO text in a card that is not a draft" in out.splitlines()[0]
 
 
 def test_new_from_another_card_passes_check(capsys, tmp_path):
@@ -261,7 +268,7 @@ def test_new_from_another_card_passes_check(capsys, tmp_path):
     assert code == 0
     assert "  pool_tokens: 24096\n" in (folder / "users-again.md").read_text(encoding="utf-8")
     code, _, err = run(capsys, "check", str(folder))
-    assert code == 0 and "2 cards: 0 with errors, 0 warnings" in err
+    assert code == 0 and "2 cards: 0 with errors, 1 warning" in err  # the new card is a draft
 
 
 @pytest.mark.parametrize("args, words", [

@@ -17,8 +17,9 @@ from ..card import Card
 from ..check.renders import check_renders
 from ..template.compile import compile_pieces
 from ..diagnostics import CardError, Diagnostic
-from .front_matter import check_answer, check_interview_only, check_listing, check_rubric, check_scenario, \
-    check_space, check_variants
+from ..check.drafts import draft_diagnostics
+from .front_matter import check_answer, check_draft, check_interview_only, check_listing, check_ordering, \
+    check_rubric, check_scenario, check_space, check_variants
 from ..check.literals import literal_number_warnings
 from .sections import build_sections
 from .source import read_card, split_card
@@ -36,26 +37,29 @@ def load_card(path: Path, display_path: str, full: bool = False) -> Card:
     text = read_card(path, display_path)
     source = split_card(display_path, text)
     listing = check_listing(source)
+    ordering = check_ordering(source)
+    draft = check_draft(source)
     scenario = check_scenario(source)
     variants = check_variants(source)
     space = check_space(source, scenario, variants)
-    draft = build_sections(source)
+    sections = build_sections(source)
     answer = check_answer(source)
-    pieces, compile_errors = compile_pieces(source, draft.pieces)
+    pieces, compile_errors = compile_pieces(source, sections.pieces)
     card = Card(
-        **listing, path=source.path, mtime=path.stat().st_mtime, version=card_version(text),
+        **listing, **ordering, draft=draft, path=source.path, mtime=path.stat().st_mtime, version=card_version(text),
         scenario=scenario or {}, variants=variants,
-        taught_in=draft.taught_in, answer=answer, pieces=pieces, stages=draft.stages,
-        follow_ups=draft.follow_ups, wrong_answers=draft.wrong_answers,
+        taught_in=sections.taught_in, answer=answer, pieces=pieces, stages=sections.stages,
+        follow_ups=sections.follow_ups, wrong_answers=sections.wrong_answers,
         key_lines=_numbered_as_kept(source.key_lines, variants),
         space=space, interview_only=_reported(source, check_interview_only, False),
         rubric=_reported(source, check_rubric, None),
     )
-    errors = source.problems + compile_errors
-    warnings = []
+    made = draft_diagnostics(source, draft)
+    errors = source.problems + compile_errors + [d for d in made if d.severity == "error"]
+    warnings = [d for d in made if d.severity != "error"]
     if scenario is not None:
         errors += check_renders(card, full)
-        warnings = _literal_warnings(card)
+        warnings += _literal_warnings(card)
     if errors:
         raise CardError(sorted(errors + warnings, key=lambda d: (d.line, d.column or 0)))
     card.warnings = warnings

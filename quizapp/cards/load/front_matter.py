@@ -40,7 +40,12 @@ FRONT_MATTER = (
     Key("taught_in", default=[]),
     Key("interview_only", default=False),  # True: only interviewers and authors see the card
     Key("rubric", default=None),  # None: the scale's general meaning of each level
+    Key("level", default="intermediate"),  # where a new card comes in practice: beginner cards first
+    Key("order", default=None),  # within its level, lower first; None: after the numbered ones, by title
+    Key("draft", default=False),  # True: only /author/ shows the card (quizapp new writes it)
 )
+# The levels a card may have, in the order practice brings new cards.
+LEVELS = ("beginner", "intermediate", "advanced")
 # The keys of the space block.
 SPACE = (
     Key("models", default=None),  # None: chosen by attention kind
@@ -187,6 +192,28 @@ def check_interview_only(source: CardSource) -> bool:
     value = source.front_matter.get("interview_only", default(FRONT_MATTER, "interview_only"))
     if not isinstance(value, bool):
         raise source.error(source.line_of("interview_only"), "interview_only must be true or false")
+    return value
+
+
+def check_ordering(source: CardSource) -> dict:
+    """Where a new card comes in practice and in the bank: its ``level`` and its ``order`` within it."""
+    level = source.front_matter.get("level", default(FRONT_MATTER, "level"))
+    if level not in LEVELS:
+        source.report(source.line_of("level"), f"level must be one of {', '.join(LEVELS)}",
+                      did_you_mean(str(level), LEVELS) or "beginner cards come first in practice")
+        level = default(FRONT_MATTER, "level")
+    order = source.front_matter.get("order", default(FRONT_MATTER, "order"))
+    if order is not None and (isinstance(order, bool) or not isinstance(order, int) or abs(order) > 10**6):
+        source.report(source.line_of("order"), "order must be a whole number (lower comes first within the level)")
+        order = None
+    return {"level": level, "order": order}
+
+
+def check_draft(source: CardSource) -> bool:
+    value = source.front_matter.get("draft", default(FRONT_MATTER, "draft"))
+    if not isinstance(value, bool):
+        source.report(source.line_of("draft"), "draft must be true or false")
+        return True  # kept out of the bank until the author says which
     return value
 
 

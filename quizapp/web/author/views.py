@@ -25,9 +25,15 @@ bp.before_request(require_author_tools)
 def index():
     bank = get_bank()
     broken = {stem: shown(diagnostics, bank.folder) for stem, diagnostics in sorted(bank.broken().items())}
-    cards = [{"id": card.id, "title": card.title, "variants": len(card.variants),
-              "file": relative_path(card.path, bank.folder)} for card in bank.sorted_cards()]
-    return render_template("author/index.html", cards=cards, broken=broken, folder=Path(bank.folder).name)
+    cards = [_row(card, bank.folder) for card in bank.sorted_cards()]
+    drafts = [_row(card, bank.folder) for card in sorted(bank.drafts.values(), key=lambda c: c.title.lower())]
+    return render_template("author/index.html", cards=cards, drafts=drafts, broken=broken,
+                           folder=Path(bank.folder).name)
+
+
+def _row(card, folder) -> dict:
+    return {"id": card.id, "title": card.title, "variants": len(card.variants), "level": card.level,
+            "order": card.order, "interview_only": card.interview_only, "file": relative_path(card.path, folder)}
 
 
 @bp.get("/cards/<card_id>")
@@ -38,7 +44,7 @@ def preview(card_id):
     bank = get_bank()
     if bank.get(card_id) is None and card_id in bank.broken():
         return broken_card_page(BrokenCard(card_id, bank.broken()[card_id])), 200
-    card = get_card(card_id)
+    card = bank.get(card_id, drafts=True) or get_card(card_id)  # a draft is previewed here only
     scenario, error = scenario_from_request(card)
     page = page_for(card, scenario, error, card.stage_names, endpoint="author.preview", preview=True)
     return render_template("author/preview.html", page=page, models=_pickable_models(card)), (400 if error else 200)
