@@ -119,6 +119,31 @@ def rebuild(db: Database, learner_id: str, card_id: str) -> None:
                                             variant if isinstance(variant, int) else None, moment))
 
 
+def intervals(db: Database, learner_id: str, card_id: str, moment: datetime) -> dict[str, timedelta]:
+    """How long FSRS would wait before the card comes back after each grade given at ``moment``:
+    a dry run of each grade on a copy of the card's state (nothing is stored)."""
+    row = db.execute("SELECT fsrs FROM card_states WHERE learner_id = ? AND card_id = ?",
+                     [learner_id, card_id]).fetchone()
+    state = json.loads(row[0]) if row else Card(card_id=0, due=moment).to_dict()
+    return {name: scheduler.review_card(Card.from_dict(state), grade, review_datetime=moment)[0].due - moment
+            for name, grade in RATINGS.items()}
+
+
+# Where a card stands for a reader, in the order the bank counts them.
+STANDINGS = ("due", "learning", "new", "learned")
+
+
+def standing(row: dict | None, now: datetime) -> str:
+    """Where a card stands for the reader (one of STANDINGS): "new" (never graded), "due" (due
+    now), "learning" (in FSRS's short steps after a first grade or a lapse, due again soon) or
+    "learned" (in review, due later)."""
+    if row is None:
+        return "new"
+    if row["due"] <= iso(now):
+        return "due"
+    return "learned" if json.loads(row["fsrs"]).get("state") == State.Review.value else "learning"
+
+
 def states(db: Database, learner_id: str) -> dict[str, dict]:
     return {row["card_id"]: row for row in db["card_states"].rows_where("learner_id = ?", [learner_id])}
 

@@ -9,10 +9,13 @@ from __future__ import annotations
 from math import ceil
 from urllib.parse import urlencode
 
-from flask import request
+from collections import Counter
+
+from flask import request, url_for
 
 from ...fields import optional_whole_number
-from ..storage import get_bank
+from ..storage import get_bank, get_db, learner_id
+from .review import counts_text, standings
 
 BANK_PAGE_CARDS = 50
 
@@ -29,8 +32,12 @@ def bank_context() -> dict:
     first = (page - 1) * BANK_PAGE_CARDS
     filters = {name: value for name, value in (("q", query), ("role", role), ("tag", tag)) if value}
     shown = matching[first:first + BANK_PAGE_CARDS]
+    standing = standings(get_db(), learner_id(), matching)
+    kinds = Counter(s["kind"] for s in standing.values())
     return {
         "cards": shown, "count_text": count_text(first, len(shown), len(matching), len(bank.cards)),
+        "standing": standing, "counts": counts_text(kinds), "to_practise": kinds["due"] + kinds["new"],
+        "practice_url": url_for("learner.practice", role=role or None, tag=tag or None),
         "page": page, "pages": pages, "total": len(bank.cards), "roles": bank.roles(), "tags": bank.tags(),
         "role": role, "tag": tag, "query": query, "broken": len(bank.broken()),
         "previous_url": _page_url(filters, page - 1) if page > 1 else None,

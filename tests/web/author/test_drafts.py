@@ -9,6 +9,8 @@ import pytest
 from quizapp import create_app
 from quizapp.cli import main
 
+from ..conftest import BrowserClient
+
 DRAFT_TITLE = "Draft card"
 
 
@@ -27,8 +29,9 @@ def folder(tmp_path, questions_dir, capsys):
 
 @pytest.fixture
 def client(tmp_path, folder):
-    return create_app({"TESTING": True, "QUESTIONS_DIR": str(folder),
-                       "DATABASE": str(tmp_path / "db.sqlite")}).test_client()
+    app = create_app({"TESTING": True, "QUESTIONS_DIR": str(folder), "DATABASE": str(tmp_path / "db.sqlite")})
+    app.test_client_class = BrowserClient  # its posts carry the CSRF token
+    return app.test_client()
 
 
 def test_a_draft_is_in_no_page_a_reader_sees(client):
@@ -42,8 +45,9 @@ def test_a_draft_is_in_no_page_a_reader_sees(client):
     # Practice takes the one published card, and after it nothing: never the draft.
     first = client.get("/practice")
     assert first.headers["Location"].startswith("/cards/kv-pool-users")
-    client.post("/practice/skip", data={"card_id": "kv-pool-users"})
-    assert "draft-card" not in client.get("/practice", follow_redirects=True).text
+    assert client.post("/practice/skip", data={"card_id": "kv-pool-users"}).status_code == 303
+    done = client.get("/practice", follow_redirects=True).text
+    assert "Every card left to practise here is one you skipped" in done and "draft-card" not in done
 
 
 def test_the_author_page_lists_the_draft_with_its_preview(client):

@@ -6,9 +6,10 @@ import shutil
 import pytest
 
 from quizapp import create_app
+from quizapp.progress.db.connection import connect
 from quizapp.web.practice.bank import BANK_PAGE_CARDS, count_text
 
-from ..conftest import QUESTIONS_DIR
+from ..conftest import QUESTIONS_DIR, BrowserClient
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +35,7 @@ def big_bank(tmp_path_factory):
 
 
 def titles(page: str) -> list[str]:
-    return re.findall(r'<li class="bank-card">\s*<h2><a href="[^"]+">([^<]+)</a>', page)
+    return re.findall(r'<li class="bank-card"[^>]*>\s*<h2><a href="[^"]+">([^<]+)</a>', page)
 
 
 def test_the_first_page_shows_fifty_cards_and_links_to_the_next(big_bank):
@@ -83,3 +84,79 @@ def test_a_small_bank_has_one_page_and_no_links(client):
 ])
 def test_count_text(args, text):
     assert count_text(*args) == text
+
+
+# ---------------------------------------------------------------- issue 18: a bank that knows the reader
+
+
+def standing_of(page: str, card_id: str) -> str:
+    card = page.split(f'id="card-{card_id}"')[1].split("</li>")[0]
+    return re.search(r'<p class="standing standing-(\w+)">', card).group(1)
+
+
+def test_each_card_says_new_due_or_learned_and_the_counts_sum_up(client, app, reader):
+    page = client.get("/").text
+    assert re.search(r'id="bank-counts"[^>]*><span class="count-new">2 new</span></p>', page)
+    assert 'id="start-practice" href="/practice"' in page
+    assert standing_of(page, "kv-pool-users") == standing_of(page, "kv-bytes-per-token") == "new"
+    reader.open()
+    reader.grade("easy")  # a new card graded Easy goes to review: 8 days (py-fsrs 6's w[3] = 8.2956 days)
+    reader.open(card="kv-bytes-per-token")
+    reader.grade("again", card="kv-bytes-per-token")  # Again: due again in 1 minute, in learning steps
+    page = client.get("/").text
+    assert standing_of(page, "kv-pool-users") == "learned" and standing_of(page, "kv-bytes-per-token") == "learning"
+    assert "Learned · next review <time datetime=" in page and "Due <time datetime=" in page
+    assert "in 1 minute" in page  # the server's words for a time within the hour
+    assert '<span class="count-learning">1 in learning steps</span> · <span class="count-learned">1 learned</span>' \
+        in page
+    # With nothing due or new, the bank offers to practise ahead instead.
+    assert 'id="start-practice"' not in page and 'id="practise-ahead"' in page
+    with client.session_transaction() as session:
+        learner = session["learner_id"]
+    db = connect(app.config["DATABASE"])
+    db.execute("UPDATE card_states SET due = '2000-01-01T00:00:00+00:00' WHERE learner_id = ? AND card_id = ?",
+               [learner, "kv-bytes-per-token"])
+    db.conn.commit()
+    page = client.get("/").text
+    assert standing_of(page, "kv-bytes-per-token") == "due" and ">Due now</p>" in page
+    assert '<span class="count-due">1 due now</span>' in page and 'id="start-practice"' in page
+
+
+def test_interview_only_cards_carry_a_badge_where_they_are_listed(tmp_path, questions_dir):
+    folder = tmp_path / "questions"
+    shutil.copytree(questions_dir, folder)
+    text = (questions_dir / "kv-pool-users.md").read_text(encoding="utf-8")
+    (folder / "live.md").write_text(text.replace("id: kv-pool-users", "id: live\ninterview_only: true").replace(
+        "title: How many users fit in the KV pool", "title: Live users"), encoding="utf-8")
+    client = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"),
+                         "QUESTIONS_DIR": str(folder)}).test_client()  # a loopback server: the author tools are open
+    page = client.get("/").text
+    live = page.split('id="card-live"')[1].split("</li>")[0]
+    assert '<span class="badge">interview only</span>' in live
+    assert page.count('<span class="badge">interview only</span>') == 1
+
+
+def test_new_cards_come_in_the_authors_order_not_by_title(tmp_path, questions_dir):
+    folder = tmp_path / "questions"
+    folder.mkdir()
+    text = (questions_dir / "kv-pool-users.md").read_text(encoding="utf-8")
+    for card_id, title, extra in [("a-advanced", "A niche card", "level: advanced"),
+                                  ("b-second", "B second", "level: beginner\norder: 2"),
+                                  ("c-first", "C first", "order: 1"),
+                                  ("d-middle", "D middle", "level: intermediate"),
+                                  ("e-beginner", "E beginner", "")]:
+        (folder / f"{card_id}.md").write_text(text.replace("id: kv-pool-users", f"id: {card_id}\n{extra}").replace(
+            "title: How many users fit in the KV pool", f"title: {title}"), encoding="utf-8")
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"), "QUESTIONS_DIR": str(folder)})
+    app.test_client_class = BrowserClient  # its posts carry the CSRF token
+    client = app.test_client()
+    # Beginner (the default) first, by order, those without one after; then intermediate, then advanced.
+    expected = ["C first", "B second", "E beginner", "D middle", "A niche card"]
+    assert titles(client.get("/").text) == expected
+    practised = []
+    for _ in expected:
+        location = client.get("/practice").location
+        card = location.split("/cards/")[1].split("?")[0]
+        practised.append(card)
+        client.post("/practice/skip", data={"card_id": card})
+    assert practised == ["c-first", "b-second", "e-beginner", "d-middle", "a-advanced"]
