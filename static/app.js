@@ -4,6 +4,7 @@
   "use strict";
   const page = document.querySelector(".card-page");
   if (!page) return;
+  document.documentElement.classList.add("js");  // the key hints show only where the keys work
   const cardId = page.dataset.card;
   const announce = document.getElementById("announce");
   const calcForm = document.getElementById("calc-form");
@@ -69,6 +70,7 @@
       }
     }
     typing.restore();
+    if (data.grade !== undefined) replaceOuter("stage-grade", data.grade);
     document.getElementById("derivations").innerHTML = data.derivations;
     document.getElementById("held").innerHTML = data.held;
     // The controls are redrawn when the scenario's shape changes (a variant, the pool's rule,
@@ -183,6 +185,20 @@
       say("Could not reach the server to recalculate.");
     }
   }
+
+  // Keys, as review tools have them: Space or Enter opens the next stage (the button the server
+  // marks data-key="next"), 1 to 4 press the grade buttons of those keys. A key typed into a field
+  // or pressed on a button or link does what it does there.
+  document.addEventListener("keydown", (event) => {
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return;
+    const here = event.target;
+    if (here.closest && here.closest("input, textarea, select, button, a, summary, [contenteditable]")) return;
+    const name = event.key === " " || event.key === "Enter" ? "next" : event.key;
+    const button = page.querySelector('button[data-key="' + name + '"]:not([disabled])');
+    if (!button || !/^(next|[1-4])$/.test(name)) return;
+    event.preventDefault();
+    button.click();
+  });
 
   document.querySelectorAll("form.reveal").forEach(bindReveal);
   document.querySelectorAll("form.followup-mark").forEach(bindFollowupMark);

@@ -259,7 +259,7 @@ LEVEL_RANKS = {level: rank for rank, level in enumerate(LEVELS)}
 
 def learning_order(entry: CardEntry) -> tuple:
     """The sort key of ``Bank.sorted_cards``."""
-    return (LEVEL_RANKS.get(entry.level, 1), entry.order is None, entry.order or 0, entry.title.lower())
+    return (LEVEL_RANKS.get(entry.level, 0), entry.order is None, entry.order or 0, entry.title.lower())
 
 
 def display_path(path: Path) -> str:

@@ -71,7 +71,7 @@ class Card:
     space: ScenarioSpace | None = None  # what a reader may change (front_matter.check_space)
     interview_only: bool = False  # shown only to interviewers, and to readers with the author tools
     rubric: dict[str, list[str]] | None = None  # level name -> the points a candidate at that level makes
-    level: str = "intermediate"  # where practice brings it as a new card (load.front_matter.LEVELS)
+    level: str = "beginner"  # where practice brings it as a new card (load.front_matter.LEVELS)
     order: int | None = None  # within its level, lower first
     draft: bool = False  # kept out of the bank, practice, print and export; the author pages list it
     warnings: list[Diagnostic] = field(default_factory=list)

@@ -44,7 +44,7 @@ class CardEntry:
     space: ScenarioSpace | None  # what an interviewer may change (front_matter.check_space)
     interview_only: bool
     question: str  # the question's Markdown source, for the search
-    level: str = "intermediate"  # where practice brings it as a new card (front_matter.LEVELS)
+    level: str = "beginner"  # where practice brings it as a new card (front_matter.LEVELS)
     order: int | None = None  # within its level
     draft: bool = False  # only the author pages list it
     id_line: int = 1

@@ -31,7 +31,7 @@ draft: true
 roles: [Inference Engineering]
 tags: []
 # Where practice brings the card among new ones: beginner, intermediate or advanced (then order: 1, 2 …).
-level: intermediate
+level: beginner
 """
 
 # The stub's own scenario, space and variants: a uniform-attention model with a pinned pool.

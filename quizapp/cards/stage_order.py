@@ -77,6 +77,21 @@ def check_reveal(card: Card, stage: str, revealed: Iterable[str]) -> None:
                      "as in an interview.")
 
 
+# How a page names each kind of stage when it says what a stage opens.
+OPENED_NAMES = {"full": "the full answer", "followup": "the follow-ups' expected answers",
+                "wrong": "the wrong answers", "taught": "where it is taught"}
+
+
+def opens_next(card: Card, stage: str) -> str | None:
+    """What showing ``stage`` opens, in words: "the full answer"; "the follow-ups' expected answers,
+    the wrong answers and where it is taught"; None when it opens nothing."""
+    kinds = list(dict.fromkeys(s.name.split("-")[0] for s in card.stages if needs(s.name) == stage))
+    names = [OPENED_NAMES.get(kind, kind) for kind in kinds]
+    if not names:
+        return None
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def needed_name(stage: str) -> str | None:
     """What the page says a closed stage waits for: 'the full answer'; None for the first stage."""
     first = needs(stage)

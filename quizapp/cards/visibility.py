@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..calc import VALUES
 from .template.render import render_piece
-from .stage_order import available_stages, needed_name, needs, shown_stages
+from .stage_order import available_stages, needed_name, needs, opens_next, shown_stages
 
 if TYPE_CHECKING:
     from .card import Card
@@ -25,6 +25,7 @@ class StageView:
     revealed: bool
     available: bool = False  # its reveal button may be shown (cards/stage_order.py)
     waits_for: str | None = None  # what it opens after, while it may not: "the full answer"
+    opens: str | None = None  # what showing it opens: "the full answer" (stage_order.opens_next)
     html: str | None = None  # only when revealed
     level: str | None = None  # follow-ups
     level_label: str | None = None
@@ -42,6 +43,17 @@ class CardView:
 
     def stage(self, name: str) -> StageView | None:
         return next((s for s in self.stages if s.name == name), None)
+
+    @property
+    def next_stage(self) -> str | None:
+        """The stage a reader opens next, in the card's order: the first that may open and is not shown."""
+        return next((s.name for s in self.stages if s.available and not s.revealed), None)
+
+    @property
+    def answered(self) -> bool:
+        """Whether the full answer is shown: the card can be graded."""
+        full = self.stage("full")
+        return full is not None and full.revealed
 
 
 def card_view(card: Card, scenario: Scenario, revealed: set[str], in_order: bool = True) -> CardView:
@@ -63,7 +75,8 @@ def card_view(card: Card, scenario: Scenario, revealed: set[str], in_order: bool
     stages = []
     follow_ups = {f"followup-{f.number}": f for f in card.follow_ups}
     for stage in card.stages:
-        view = StageView(stage.name, stage.label, stage.name in revealed, stage.name in available)
+        view = StageView(stage.name, stage.label, stage.name in revealed, stage.name in available,
+                         opens=opens_next(card, stage.name))
         if not (view.revealed or view.available):
             view.waits_for = needed_name(stage.name)
         follow_up = follow_ups.get(stage.name)

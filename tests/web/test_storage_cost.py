@@ -112,7 +112,11 @@ def test_the_card_page_costs_the_same_after_two_thousand_graded_attempts(app, wa
                                        ("reveal", "full", None), ("grade", None, "good")] * 2000,
           timedelta(days=400))
     for reader in (new, returning):
-        post_event(reader, watch, f"evt-{id(reader)}-1")  # the same attempt for both
+        # The same attempt for both: the card started over (the returning reader's history ends
+        # with the full answer of an attempt not graded), then the short answer.
+        assert reader.post("/api/progress/events", headers=ORIGIN, json={
+            "event_id": f"evt-{id(reader)}-0", "card_id": CARD, "kind": "reset"}).status_code == 201
+        post_event(reader, watch, f"evt-{id(reader)}-1")
     page_cost(new, watch), page_cost(returning, watch)
     (statements_new, steps_new), (statements_returning, steps_returning) = page_cost(new, watch), \
         page_cost(returning, watch)

@@ -40,7 +40,7 @@ FRONT_MATTER = (
     Key("taught_in", default=[]),
     Key("interview_only", default=False),  # True: only interviewers and authors see the card
     Key("rubric", default=None),  # None: the scale's general meaning of each level
-    Key("level", default="intermediate"),  # where a new card comes in practice: beginner cards first
+    Key("level", default="beginner"),  # where a new card comes in practice: beginner cards first
     Key("order", default=None),  # within its level, lower first; None: after the numbered ones, by title
     Key("draft", default=False),  # True: only /author/ shows the card (quizapp new writes it)
 )

@@ -21,6 +21,7 @@ from .. import caches
 from . import session as practice_session
 from .answer_box import answer_view
 from .panel import controls, message_for_people
+from .review import grade_buttons
 from ..storage import get_db, learner_id
 
 
@@ -39,6 +40,7 @@ class CardPage:
     page_url: str                 # where the calculator's form goes (the page without a scenario)
     next_variant_url: str         # the card in its next variant, cycling back to its own scenario
     practice: dict | None         # where the reader is in a practice session, if this card is its current one
+    grades: list[dict]            # the grade buttons, once the full answer is shown (review.grade_buttons)
     preview: bool = False         # the author's preview: every stage, nothing recorded
 
     @property
@@ -88,11 +90,12 @@ def page_for(card, scenario, error, revealed: list[str] | None = None, attempt=N
         scenario = resolve_scenario(card, None, {})
         view = card_view(card, scenario, set(revealed))
     rows, rows_html = panel(card, scenario, error)
+    grades = grade_buttons(get_db(), learner_id(), card.id) if view.answered and not preview else []
     return CardPage(card=card, view=view, scenario=scenario, error=error, attempt=attempt,
                     answer=answer_view(card, scenario, attempt), controls=rows, controls_html=rows_html,
                     page_url=url_for(endpoint, card_id=card.id),
                     next_variant_url=next_variant_url(card, scenario, endpoint),
-                    practice=practice_session.position(card.id), preview=preview)
+                    practice=practice_session.position(card.id), grades=grades, preview=preview)
 
 
 def panel(card, scenario, error) -> tuple[list[dict], Markup]:
@@ -120,8 +123,9 @@ def fragment_json(page: CardPage, focus: str | None = None) -> dict:
         "url": card_url(card, page.scenario),
         "query": page.query,
         "question": view.question_html,
-        "stages": {s.name: render.stage(card, s, page.query, page.attempt, page.preview, page.answer)
-                   for s in view.stages},
+        "stages": {s.name: render.stage(card, s, page.query, page.attempt, page.preview, page.answer,
+                                        view.next_stage) for s in view.stages},
+        "grade": render.grade_step(page),
         "revealed": [s.name for s in view.stages if s.revealed],
         "derivations": render.derivations(view),
         "held": render.held(page.scenario, page.variant_name, page.next_variant_url),

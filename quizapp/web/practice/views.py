@@ -17,6 +17,7 @@ from . import session as practice_session
 from .answer_box import checked_answer
 from .bank import bank_context
 from .card_page import card_url, fragment_json, page_for, scenario_from_request
+from .review import comes_back
 from ..storage import get_card, get_db, learner_id, new_event_id
 
 bp = Blueprint("practice", __name__)
@@ -129,10 +130,15 @@ def grade(card_id):
     scenario, _ = scenario_from_request(card)
     begin_attempt(card, scenario)
     record(card, "grade", scenario, value=rating, detail={"variant": scenario.variant}, event_id=_form_event_id())
+    # A card of a practice session goes on to the session's next card; one opened from the bank
+    # (or a link) goes back to the bank, at the card, where its new standing shows.
+    in_session = practice_session.position(card.id) is not None
     filters = _practice_filters() or practice_session.filters()
     practice_session.graded(card.id, rating)
-    flash(f"Graded “{rating.title()}”: {card.title} comes back {_when(scheduled_state(card.id).get('due'))}.")
-    return redirect(url_for("learner.practice", **filters), code=303)
+    flash(f"Graded “{rating.title()}”: {card.title} comes back {comes_back(scheduled_state(card.id).get('due'))}.")
+    if in_session:
+        return redirect(url_for("learner.practice", **filters), code=303)
+    return redirect(url_for("practice.index") + f"#card-{card.id}", code=303)
 
 
 @bp.post("/cards/<card_id>/reset")
@@ -155,18 +161,6 @@ def fragment(card_id):
 
 def scheduled_state(card_id: str) -> dict:
     return scheduling.states(get_db(), learner_id()).get(card_id) or {}
-
-
-def _when(due_iso: str | None) -> str:
-    if not due_iso:
-        return "later"
-    due = datetime.fromisoformat(due_iso)
-    minutes = (due - datetime.now(timezone.utc)).total_seconds() / 60
-    if minutes < 60:
-        return f"in {max(1, round(minutes))} minute{'s' if round(minutes) > 1 else ''}"
-    if minutes < 60 * 36:
-        return f"in {round(minutes / 60)} hours"
-    return f"on {due:%Y-%m-%d} (in {round(minutes / 1440)} days)"
 
 
 def _practice_filters() -> dict:

@@ -70,5 +70,5 @@ def test_a_follow_up_recorded_early_through_the_api_stays_closed_until_the_full_
 def test_the_waiting_stages_say_what_they_wait_for(reader):
     page = reader.open().text
     assert page.count("Opens once the short answer is shown.") == 1                 # full
-    assert page.count("Opens once the full answer is shown.") == 2                  # wrong, taught
+    assert page.count("Opens once the full answer is shown.") == 3                  # wrong, taught, the grade
     assert page.count("(shown with the full answer)") == 4                          # the follow-ups
