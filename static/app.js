@@ -60,8 +60,8 @@
   function apply(data, options) {
     showError(data.error, data.notice);
     document.getElementById("question-text").innerHTML = data.question;
-    // A half-typed answer and working survive a recalculation (their section is replaced).
-    const typing = keepTyping(["answer", "working"]);
+    // A half-typed answer, its steps and the working survive a recalculation (their section is replaced).
+    const typing = keepTyping(Array.from(document.querySelectorAll(".answer-box input[id], .answer-box textarea[id]"), (box) => box.id));
     for (const [name, html] of Object.entries(data.stages)) {
       const section = replaceOuter("stage-" + name, html);
       if (section) {

@@ -90,6 +90,10 @@ def _scenario_errors(card: Card, scenario: Scenario, choice: Choice) -> list[tup
     if card.answer and not isinstance(scenario.result.get(card.answer["value"]), (int, float)):
         errors.append((card.line_of("answer.value"), f"{{scenario}}: answer value {card.answer['value']!r} is not a "
                                                      "number the calculator derives here"))
+    for index, names in enumerate(card.answer.get("steps", ()) if card.answer else ()):
+        if not any(isinstance(scenario.result.get(name), (int, float)) for name in names):
+            errors.append((card.line_of(f"answer.steps.{index}"), f"{{scenario}}: answer step {' or '.join(names)} "
+                                                                  "is not a number the calculator derives here"))
     refusal = scenario.refusal
     if refusal and choice.must_start and not (card.space and card.space.refusals):
         errors.append((choice.line, f"{{scenario}}: vLLM would refuse to start: {refusal['message']}"))

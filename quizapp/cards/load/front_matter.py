@@ -59,6 +59,7 @@ ANSWER = (
     Key("value", required=True),
     Key("tolerance", default=0),
     Key("mistakes", default=[]),
+    Key("steps", default=[]),  # the values on the way to it, each checked when given
 )
 FRONT_MATTER_KEYS = tuple(key.name for key in FRONT_MATTER)
 ANSWER_KEYS = tuple(key.name for key in ANSWER)
@@ -185,7 +186,25 @@ def _checked_answer(source: CardSource, answer) -> dict:
             raise source.error(source.line_of(prefix), "each mistake needs 'value' (a calculator value) and 'says' "
                                "(text)")
         _check_value_name(source, mistake["value"], f"{prefix}.value")
-    return {"value": answer["value"], "tolerance": float(tolerance), "mistakes": mistakes}
+    return {"value": answer["value"], "tolerance": float(tolerance), "mistakes": mistakes,
+            "steps": _checked_steps(source, answer.get("steps") or default(ANSWER, "steps"))}
+
+
+def _checked_steps(source: CardSource, steps) -> list[list[str]]:
+    """The steps, each a list of the values a reader may give for it ("num_blocks" or "pool_tokens")."""
+    example = "e.g. steps: [kv_bytes_per_token, [num_blocks, pool_tokens], users_fit]"
+    if not isinstance(steps, list):
+        raise source.error(source.line_of("answer.steps"), "steps must be a list of calculator values", example)
+    checked = []
+    for index, step in enumerate(steps):
+        names = step if isinstance(step, list) else [step]
+        if not names or not all(isinstance(name, str) for name in names):
+            raise source.error(source.line_of(f"answer.steps.{index}"), "each step is a calculator value, or a "
+                               "list of values a reader may give for it", example)
+        for name in names:
+            _check_value_name(source, name, f"answer.steps.{index}")
+        checked.append(list(names))
+    return checked
 
 
 def check_interview_only(source: CardSource) -> bool:

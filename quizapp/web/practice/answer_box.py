@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ...cards.template.environment import dtype
 from ...progress.answers.grading import GRADED, VERDICTS, display, grade_card_answer, unit_label
+from ...progress.answers.steps import FIELD_PREFIX, boxed_steps, check_steps, divergence_text, first_divergence
 
 
 def scenario_label(scenario) -> str:
@@ -24,14 +25,28 @@ def scenario_label(scenario) -> str:
     return " ".join(words)
 
 
-def checked_answer(card, scenario, typed: str, working: str) -> dict:
+def checked_answer(card, scenario, typed: str, working: str, steps: dict[str, str] | None = None) -> dict:
     """What an answer event stores, typed before the short answer is seen: the verdict and why,
     and when it was graded the expected value, its arithmetic, the mistake it matches and the
-    scenario it was checked for (its label and key). ``working`` is kept, never graded."""
+    scenario it was checked for (its label and key); each step given (``steps``, by field),
+    checked, and the first that diverges. ``working`` is kept, never graded."""
     detail = _checked_number(card, scenario, typed) if card.answer else {}
+    checked = check_steps(card.answer, scenario.result.values, steps or {}) if card.answer else []
+    if checked:
+        detail["steps"] = checked
+        diverges = first_divergence(checked)
+        detail["divergence"] = divergence_text(diverges) if diverges else "Every step you gave is right."
+        detail["diverges"] = diverges["field"] if diverges else None
+        detail.setdefault("checked_for", scenario_label(scenario))
+        detail.setdefault("scenario_key", scenario.key)
     if working.strip():
         detail["working"] = working
     return detail
+
+
+def typed_steps(form) -> dict[str, str]:
+    """The step boxes of a form (step-<value>), each as typed, at most a number's length."""
+    return {key: str(value)[:200] for key, value in form.items() if key.startswith(FIELD_PREFIX) and str(value).strip()}
 
 
 def _checked_number(card, scenario, typed: str) -> dict:
@@ -58,8 +73,13 @@ def answer_view(card, scenario, attempt) -> dict:
     expected = values.get(card.answer["value"]) if card.answer else None
     feedback = attempt.feedback
     feedback = feedback if isinstance(feedback, dict) else {}
+    given = {step["field"]: step["typed"] for step in _stored_steps(feedback)}
     view = {"number": card.answer is not None, "unit": unit_label(expected) if expected else "",
-            "typed": attempt.answer or "", "working": feedback.get("working") or "", "verdict": None}
+            "typed": attempt.answer or "", "working": feedback.get("working") or "", "verdict": None,
+            "steps": [{"field": step.field, "label": step.label, "unit": step.unit, "typed": given.get(step.field, "")}
+                      for step in boxed_steps(card.answer, values)],
+            "checked_steps": _stored_steps(feedback), "divergence": feedback.get("divergence"),
+            "diverges": feedback.get("diverges")}
     verdict = feedback.get("verdict")
     if not feedback.get("message") or not isinstance(verdict, (str, type(None))):  # an imported file's oddity
         return view
@@ -73,6 +93,16 @@ def answer_view(card, scenario, attempt) -> dict:
     elif verdict not in VERDICT_WORDS:
         view["headline"] = "Not checked"
     return view
+
+
+def _stored_steps(feedback: dict) -> list[dict]:
+    """The checked steps an answer event holds (none from an older or imported event of another shape)."""
+    steps = feedback.get("steps")
+    keys = ("field", "label", "typed", "verdict", "message", "expected", "derivation")
+    if not isinstance(steps, list):
+        return []
+    return [step for step in steps if isinstance(step, dict) and isinstance(step.get("number"), int)
+            and all(isinstance(step.get(k), str) for k in keys)]
 
 
 def _for_this_scenario(checked_for: str, scenario, expected) -> str:

@@ -14,7 +14,7 @@ from ...cards import check_reveal
 from ...progress import events, learners, scheduling
 from ...progress.clock import iso, now_utc, parse_iso
 from . import session as practice_session
-from .answer_box import checked_answer
+from .answer_box import checked_answer, typed_steps
 from .bank import bank_context
 from .card_page import card_url, fragment_json, page_for, scenario_from_request
 from .review import comes_back
@@ -178,8 +178,9 @@ def _record_answer(card, scenario, event_id: str) -> None:
     before the reader has seen it."""
     typed = request.form.get("answer", "")[: events.MAX_TEXT].strip()
     working = request.form.get("working", "")[: events.MAX_TEXT]
-    if typed or working.strip():
-        record(card, "answer", scenario, value=typed, detail=checked_answer(card, scenario, typed, working),
+    steps = typed_steps(request.form)
+    if typed or working.strip() or steps:
+        record(card, "answer", scenario, value=typed, detail=checked_answer(card, scenario, typed, working, steps),
                event_id=f"{event_id}-answer")
 
 

@@ -27,6 +27,9 @@ def test_javascript_link_is_refused(write_card):
     ("answer:\n  value: users_fit\n  mistakes: 5\n", "mistakes must be a list"),
     ("answer:\n  value: users_fit\n  mistakes:\n    - value: max_concurrency\n      says: [1]\n", "'says' (text)"),
     ("answer:\n  value: kv_dtype\n", "is not a number"),
+    ("answer:\n  value: users_fit\n  steps: kv_bytes_per_token\n", "steps must be a list of calculator values"),
+    ("answer:\n  value: users_fit\n  steps: [kv_bytes_per_tokens]\n", "unknown value 'kv_bytes_per_tokens'"),
+    ("answer:\n  value: users_fit\n  steps: [[]]\n", "each step is a calculator value, or a list"),
 ])
 def test_bad_answer_blocks_are_errors_not_crashes(write_card, answer, words):
     diagnostic, _ = error_of(write_card, GOOD_CARD.replace("variants:", answer + "variants:"))
@@ -92,3 +95,21 @@ def test_unknown_models_and_gpus_list_close_catalog_ids(write_card):
         "meta-llama/Llama-3.1-8B-Instruct")
     assert messages[line_of(text, "gpu: GB10")].startswith(
         "variant 'Spark': unknown GPU 'GB10'; closest catalog GPUs: DGX-Spark (NVIDIA DGX Spark (GB10")
+
+
+def test_answer_steps_are_lists_of_the_values_a_reader_may_give(write_card):
+    text = GOOD_CARD.replace("variants:", "answer:\n  value: users_fit\n  steps: [kv_bytes_per_token, [num_blocks, "
+                             "pool_tokens], users_fit]\nvariants:")
+    card = load_card(write_card(text), "tiny.md")
+    assert card.answer["steps"] == [["kv_bytes_per_token"], ["num_blocks", "pool_tokens"], ["users_fit"]]
+
+
+def test_an_answer_step_the_scenario_does_not_derive_is_an_error_at_its_line(write_card):
+    # A uniform-attention model has no linear-attention state per request.
+    text = GOOD_CARD.replace("variants:", "answer:\n  value: users_fit\n  steps:\n    - state_bytes_per_request\n"
+                             "variants:")
+    with pytest.raises(CardError) as raised:
+        load_card(write_card(text), "tiny.md")
+    [diagnostic] = [d for d in raised.value.diagnostics if "answer step" in d.message]
+    assert diagnostic.line == line_of(text, "- state_bytes_per_request")
+    assert "answer step state_bytes_per_request is not a number the calculator derives here" in diagnostic.message

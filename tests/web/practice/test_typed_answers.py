@@ -129,3 +129,32 @@ def test_an_oversized_number_is_unreadable_and_the_reveal_is_kept(client, reader
 def test_a_card_url_with_a_quoted_query_grades_in_that_scenario(reader):
     query = "?model=" + quote("meta-llama/Llama-3.1-8B-Instruct", safe="")
     assert reader.feedback(reader.answer("42", query).text)["verdict"] == "right"
+
+
+# ---------------------------------------------------------------- issue 18, point 6: worked answers, step by step
+
+
+def test_the_answer_box_offers_one_optional_box_per_step(reader):
+    page = reader.open().text
+    assert 'name="step-kv_bytes_per_token"' in page and 'name="step-num_blocks"' in page
+    assert 'name="step-users_fit"' not in page  # the answer's own value is the number box
+    assert "Step 1: The KV bytes per token" in page and "Step 3, the answer: the number" in page
+
+
+def test_a_step_that_diverges_is_named_with_its_arithmetic_and_the_right_answer_still_counts(reader):
+    """The acceptance: 72 KiB for the bytes per token (key and value counted once) and 37 users."""
+    reader.open()
+    page = reader.reveal("short", answer="37 users", **{"step-kv_bytes_per_token": "72 KiB"}).text
+    # 36 layers × 8 KV heads × 128 head size × 2 (K and V) × 2 bytes = 147,456 B = 144 KiB.
+    assert ("The first step that diverges is step 1, the KV bytes per token: you wrote 72 KiB, and it is 144 KiB "
+            "(36 layers × 8 KV heads × 128 head size × 2 (K and V) × 2 bytes = 147,456 B = 144 KiB).") in page
+    assert reader.feedback(page)["message"] == "Right: 37 users."
+    [stored] = reader.stored_answers()
+    assert [(s["name"], s["verdict"]) for s in stored["detail"]["steps"]] == [("kv_bytes_per_token", "wrong")]
+
+
+def test_steps_are_checked_in_the_reader_s_scenario(reader):
+    # Llama 3.1 8B in FP8: 32 layers × 8 KV heads × 128 × 2 (K and V) × 1 byte = 65,536 B = 64 KiB.
+    reader.open(LLAMA_FP8)
+    page = reader.reveal("short", LLAMA_FP8, **{"step-kv_bytes_per_token": "64 KiB"}).text
+    assert "Every step you gave is right." in page and "Right: 64 KiB." in page
