@@ -76,6 +76,12 @@
     // The controls are redrawn when the scenario's shape changes (a variant, the pool's rule,
     // the model's dtypes) but not while the reader types in them.
     if (options.controls) document.getElementById("controls").innerHTML = data.controls;
+    const bar = document.getElementById("scenario-bar");
+    if (data.bar !== undefined && bar && (options.controls || !bar.contains(document.activeElement))) {
+      const focused = bar.contains(document.activeElement) ? document.activeElement.id : null;
+      bindBar(replaceOuter("scenario-bar", data.bar));
+      if (focused && document.getElementById(focused)) document.getElementById(focused).focus();
+    }
     if (data.url && window.history && window.history.replaceState) {
       window.history.replaceState(null, "", data.url);
     }
@@ -199,6 +205,35 @@
     event.preventDefault();
     button.click();
   });
+
+  // The scenario bar drives the calculator's own fields: a change there is the same change in the
+  // panel, which recalculates. It shows while the panel's fields are out of view.
+  let panelAway = false;
+  function bindBar(bar) {
+    if (!bar) return;
+    if (panelAway) bar.setAttribute("data-away", "");
+    bar.addEventListener("submit", (event) => {
+      event.preventDefault();
+      recalculate(scenarioQuery());
+    });
+    for (const type of ["change", "input"]) {
+      bar.addEventListener(type, (event) => {
+        const field = document.getElementById(event.target.dataset.drives || "");
+        if (!field || (type === "input" && event.target.tagName !== "INPUT")) return;
+        field.value = event.target.value;
+        field.dispatchEvent(new Event(type, { bubbles: true }));
+      });
+    }
+  }
+  const panel = document.getElementById("controls");  // the panel's fields, not its arithmetic below them
+  if (panel && window.IntersectionObserver) {
+    new IntersectionObserver((entries) => {
+      panelAway = !entries[0].isIntersecting;
+      const bar = document.getElementById("scenario-bar");
+      if (bar) bar.toggleAttribute("data-away", panelAway);
+    }).observe(panel);
+  }
+  bindBar(document.getElementById("scenario-bar"));
 
   document.querySelectorAll("form.reveal").forEach(bindReveal);
   document.querySelectorAll("form.followup-mark").forEach(bindFollowupMark);

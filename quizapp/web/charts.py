@@ -24,25 +24,26 @@ _FORBIDDEN_IN_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def bar_chart(points: list[tuple[str, float]], title: str, *, width: int = 640, height: int = 200,
-              unit: str = "", description: str | None = None) -> str:
+              unit: str = "", description: str | None = None, font_size: int = 10) -> str:
     """A vertical bar chart, one bar per (label, value), the tallest bar filling the plot."""
     chart_id = _chart_id("bar", title, points, unit)
     scale = max((_size(value) for _, value in points), default=0.0)
     if scale <= 0:
-        return _no_data(chart_id, title, description, width, height)
-    left, right, top, bottom = 44, 8, 10, 22
+        return _no_data(chart_id, title, description, width, height, font_size)
+    char_width = CHAR_WIDTH * font_size / 10
+    left, right, top, bottom = round(4.4 * font_size), 8, 10, round(2.2 * font_size)
     plot_width, plot_height = width - left - right, height - top - bottom
     baseline = top + plot_height
     slot = plot_width / len(points)
     # At most ~10 x labels, fewer when the chart is too narrow for ten, evenly spaced from the first.
-    label_count = max(1, min(MAX_X_LABELS, plot_width // (CHAR_WIDTH * 10)))
+    label_count = max(1, min(MAX_X_LABELS, int(plot_width // (char_width * 10))))
     step = math.ceil(len(points) / label_count)
-    label_chars = max(3, int(slot * step / CHAR_WIDTH) - 1)
+    label_chars = max(3, int(slot * step / char_width) - 1)
     parts = [
         _line(left, top, left, baseline),
         _line(left, baseline, left + plot_width, baseline),
         _label(left - 4, baseline, "0", anchor="end"),
-        _label(left - 4, top + 8, _number(scale), anchor="end"),
+        _label(left - 4, top + font_size * 0.8, _number(scale), anchor="end"),
     ]
     for index, (label, value) in enumerate(points):
         bar_height = _size(value) / scale * plot_height
@@ -51,33 +52,36 @@ def bar_chart(points: list[tuple[str, float]], title: str, *, width: int = 640, 
                           _say(label, value, unit)))
         if index % step == 0:
             parts.append(_label(x + slot / 2, height - 6, _shorten(label, label_chars), anchor="middle"))
-    return _svg(chart_id, title, _describe(points, unit, description), width, height, parts)
+    return _svg(chart_id, title, _describe(points, unit, description), width, height, parts, font_size)
 
 
 def hbar_chart(points: list[tuple[str, float]], title: str, *, width: int = 640, unit: str = "%",
-               max_value: float | None = None, description: str | None = None, value_width: int = 56) -> str:
+               max_value: float | None = None, description: str | None = None, value_width: int = 56,
+               font_size: int = 10, label_share: float = 0.3) -> str:
     """Horizontal bars, one row per label, the value printed at the end of each bar.
 
     max_value fixes the scale (100 for percentages); without it the largest value fills the row.
-    value_width is the room kept right of the longest bar for its printed value.
+    value_width is the room kept right of the longest bar for its printed value; label_share the
+    part of the width the labels take.
     """
     chart_id = _chart_id("hbar", title, points, unit)
     scale = max_value if max_value is not None else max((_size(v) for _, v in points), default=0.0)
+    row_height = round(ROW_HEIGHT * max(1.0, font_size / 10))
     if not points or not scale > 0:  # written so a NaN max_value also lands here
-        return _no_data(chart_id, title, description, width, ROW_HEIGHT * 2)
-    label_width, top = round(width * 0.3), 4
+        return _no_data(chart_id, title, description, width, row_height * 2, font_size)
+    label_width, top = round(width * label_share), 4
     plot_width = width - label_width - value_width
-    height = top * 2 + len(points) * ROW_HEIGHT
+    height = top * 2 + len(points) * row_height
     parts = [_line(label_width, top, label_width, height - top)]
     for index, (label, value) in enumerate(points):
-        y = top + index * ROW_HEIGHT
+        y = top + index * row_height
         bar_width = min(_size(value) / scale, 1.0) * plot_width  # a value over max_value stays in its row
-        text_y = y + ROW_HEIGHT * 0.65
-        parts.append(_label(label_width - 6, text_y, _shorten(label, label_width // CHAR_WIDTH - 1),
-                            anchor="end"))
-        parts.append(_bar(label_width, y + 4, bar_width, ROW_HEIGHT - 8, _say(label, value, unit)))
+        text_y = y + row_height * 0.65
+        parts.append(_label(label_width - 6, text_y, _shorten(label, int(label_width // (CHAR_WIDTH * font_size / 10))
+                                                               - 1), anchor="end"))
+        parts.append(_bar(label_width, y + 4, bar_width, row_height - 8, _say(label, value, unit)))
         parts.append(_label(label_width + bar_width + 4, text_y, _with_unit(value, unit), anchor="start"))
-    return _svg(chart_id, title, _describe(points, unit, description), width, height, parts)
+    return _svg(chart_id, title, _describe(points, unit, description), width, height, parts, font_size)
 
 
 # Fill opacities of a stacked bar's segments, in order; a legend repeats them beside each label.
@@ -132,18 +136,21 @@ def _chart_id(kind: str, title: str, points, unit: str) -> str:
     return f"chart-{slug}-{digest}"
 
 
-def _svg(chart_id: str, title: str, desc: str, width: int, height: int, parts: list[str]) -> str:
+def _svg(chart_id: str, title: str, desc: str, width: int, height: int, parts: list[str],
+         font_size: int = 10) -> str:
     return (f'<svg xmlns="http://www.w3.org/2000/svg" id="{chart_id}" class="chart" role="img" '
             f'aria-labelledby="{chart_id}-title {chart_id}-desc" viewBox="0 0 {width} {height}" '
-            f'width="{width}" height="{height}" font-family="sans-serif" font-size="10" fill="currentColor">'
+            f'width="{width}" height="{height}" font-family="sans-serif" font-size="{font_size}" '
+            f'fill="currentColor">'
             f'<title id="{chart_id}-title">{_text(title)}</title>'
             f'<desc id="{chart_id}-desc">{_text(desc)}</desc>{"".join(parts)}</svg>')
 
 
-def _no_data(chart_id: str, title: str, description: str | None, width: int, height: int) -> str:
+def _no_data(chart_id: str, title: str, description: str | None, width: int, height: int,
+             font_size: int = 10) -> str:
     desc = f"{description} {NO_DATA}." if description else f"{NO_DATA}."
     message = _label(width / 2, height / 2, NO_DATA, anchor="middle")
-    return _svg(chart_id, title, desc, width, height, [message])
+    return _svg(chart_id, title, desc, width, height, [message], font_size)
 
 
 def _describe(points, unit: str, description: str | None) -> str:

@@ -83,17 +83,23 @@ def session_summary():
                            ratings=[(r, ratings[r]) for r in scheduling.RATINGS if ratings[r]])
 
 
+# The dashboard's charts are drawn as wide as a phone's screen, in 12 px text: on a phone they fit
+# at about their own size, and the page caps how far a wide screen scales them (static/app.css).
+PHONE_CHART = {"width": 360, "font_size": 12}
+
+
 @bp.get("/progress")
 def progress():
     bank = get_bank()
     data = summary(get_db(), learner_id(), bank.cards)
     per_day = charts.bar_chart([(day[5:], n) for day, n in data["reviews_per_day"]], "Reviews per day",
-                               unit="reviews")
+                               unit="reviews", **PHONE_CHART)
     by_role = charts.hbar_chart([(r["name"], round(r["accuracy"] * 100)) for r in data["accuracy_by_role"]],
-                                "Known at review, by role", max_value=100)
+                                "Known at review, by role", max_value=100, **PHONE_CHART, label_share=0.42)
     by_tag = charts.hbar_chart([(r["name"], round(r["accuracy"] * 100)) for r in data["accuracy_by_tag"]],
-                               "Known at review, by tag", max_value=100)
-    seen_by_role = charts.hbar_chart(_seen_by_role(bank, data["cards"]), "By role: % of cards seen", max_value=100)
+                               "Known at review, by tag", max_value=100, **PHONE_CHART, label_share=0.42)
+    seen_by_role = charts.hbar_chart(_seen_by_role(bank, data["cards"]), "By role: % of cards seen", max_value=100,
+                                     **PHONE_CHART, label_share=0.42)
     card_id = request.args.get("card", "")
     card_history = history(get_db(), learner_id(), card_id) if card_id else []
     return render_template("learner/progress.html", data=data, per_day=per_day, by_role=by_role, by_tag=by_tag,

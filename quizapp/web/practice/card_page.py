@@ -130,6 +130,7 @@ def fragment_json(page: CardPage, focus: str | None = None) -> dict:
         "derivations": render.derivations(view),
         "held": render.held(page.scenario, page.variant_name, page.next_variant_url),
         "controls": page.controls_html,
+        "bar": render.scenario_bar(page),
         "variant": page.scenario.variant,  # what the calculator's form keeps (None: the card's own)
         "next_variant_url": page.next_variant_url,
         "error": error_json(page.error),

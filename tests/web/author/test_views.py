@@ -82,9 +82,11 @@ def test_the_preview_picks_a_variant_and_a_model_of_the_space(client, questions_
     page = client.get("/author/cards/kv-pool-users").text
     assert [text for _, text, _ in options(page, "pick-variant")] == \
         ["The card's own scenario", *(v.name for v in card.variants)]
-    models = options(page, "pick-model")
-    assert [value for value, _, _ in models] == ["", *card.space.models]
-    assert models[0] == ("", "The scenario's own (Qwen/Qwen3-8B)", True)
+    # One model picker (issue 18): the live calculator's, which the preview follows.
+    assert 'id="pick-model"' not in page and page.count('<select id="in-model"') == 1
+    models = options(page, "in-model")
+    assert [value for value, _, _ in models] == list(card.space.models)
+    assert ("Qwen/Qwen3-8B", "Qwen/Qwen3-8B", True) in models
 
 
 def test_the_preview_shows_the_picked_model_with_every_stage(client, questions_dir):
@@ -93,7 +95,7 @@ def test_the_preview_shows_the_picked_model_with_every_stage(client, questions_d
     expected = resolve_scenario(card, 1, {"model": LLAMA}).result
     assert f"You serve {LLAMA} on one GPU" in page
     assert f"{expected['users_fit']:,} users with {expected['tokens_per_user']:,} tokens each" in page
-    assert (LLAMA, LLAMA, True) in options(page, "pick-model")
+    assert (LLAMA, LLAMA, True) in options(page, "in-model")
     assert ("1", card.variants[1].name, True) in options(page, "pick-variant")
     assert "Author preview: every stage is shown" in page
 
