@@ -1,17 +1,13 @@
-"""Live interviews in SQLite: the candidate, the cards and their scenarios, what was shown to the
-candidate and when, scores, the wrong-answer signals heard, notes, the recommendation, and the
-candidate's scratch box.
+"""Live interviews in SQLite: a session, its candidate, its cards and their scenarios, and what
+happened in it (``live.py`` writes that as it happens): what was shown to the candidate and when,
+the follow-ups asked, scores, the wrong-answer signals heard, notes, the recommendation, the
+candidate's scratch box and typed answers, and each change of a card's scenario.
 
 Two tokens open a session, the interviewer's and the candidate's; they are its only
 credentials. The interviewer's is random; the candidate's is derived from it (an HMAC), so
 whoever holds the interviewer's link can always give the candidate theirs, and the candidate's
 says nothing about the interviewer's. Only their SHA-256 digests are stored: a session is
-found by the digest of the token given, and the stored digest is compared again in constant time. Every change bumps
-``version``; a change the candidate sees (a card shown, a stage revealed, the end) also bumps
-``candidate_version``, so the candidate's stream never wakes for the interviewer's private work.
-
-Which cards and stages exist is the caller's to check (it holds the bank); this module checks
-sizes, the session's own cards and the scale, and raises InterviewError naming the field.
+found by the digest of the token given, and the stored digest is compared again in constant time.
 """
 
 from __future__ import annotations
@@ -73,9 +69,12 @@ class SessionCard:
     variant: int | None
     overrides: dict
     reveals: dict[str, str] = field(default_factory=dict)  # stage -> when it went on the candidate's screen
+    asked: dict[str, str] = field(default_factory=dict)  # follow-up stage -> when its question went on it
     scores: dict[str, int] = field(default_factory=dict)  # stage -> 1..4
     signals: dict[str, str] = field(default_factory=dict)  # wrong-N -> when it was ticked
     visits: list[tuple[str, str | None]] = field(default_factory=list)  # (shown, taken off) on the screen
+    changes: list[dict] = field(default_factory=list)  # {"at", "sent"}: the scenario changes, oldest first
+    typed: dict | None = None  # the candidate's typed answer: {"answer", "steps": {field: text}, "at"}
 
     def time_ms(self, moment: datetime) -> int:
         """How long the card was on the candidate's screen, up to ``moment`` for a visit still open."""
@@ -196,6 +195,13 @@ def load(db: Database, interview_id: str) -> Interview | None:
     current = None
     for card_id, stage, at in _rows(db, "SELECT card_id, stage, at FROM interview_reveals", interview_id):
         by_id[card_id].reveals[stage] = at
+    for card_id, stage, at in _rows(db, "SELECT card_id, stage, at FROM interview_asks", interview_id):
+        by_id[card_id].asked[stage] = at
+    for card_id, sent, at in _rows(db, "SELECT card_id, sent, at FROM interview_changes", interview_id,
+                                   order="at, id"):
+        by_id[card_id].changes.append({"at": at, "sent": load_object(sent)})
+    for card_id, typed, at in _rows(db, "SELECT card_id, typed, at FROM interview_answers", interview_id):
+        by_id[card_id].typed = {**load_object(typed), "at": at}
     for card_id, stage, score in _rows(db, "SELECT card_id, stage, score FROM interview_scores", interview_id):
         by_id[card_id].scores[stage] = score
     for card_id, signal, at in _rows(db, "SELECT card_id, signal, at FROM interview_signals", interview_id):
@@ -217,147 +223,6 @@ def candidate_version(db: Database, interview_id: str) -> int | None:
     """The counter of changes the candidate sees: what the candidate's stream watches."""
     row = db.execute("SELECT candidate_version FROM interviews WHERE id = ?", [interview_id]).fetchone()
     return row[0] if row else None
-
-
-def _changed(db: Database, interview_id: str, for_candidate: bool = False) -> None:
-    extra = ", candidate_version = candidate_version + 1" if for_candidate else ""
-    db.execute(f"UPDATE interviews SET version = version + 1{extra} WHERE id = ?", [interview_id])
-
-
-def _open_session(db: Database, interview_id: str, card_id: str | None = None, live: bool = False) -> None:
-    """Inside a write: the session exists, holds the card, and (when ``live``) has not ended."""
-    row = db.execute("SELECT ended_at FROM interviews WHERE id = ?", [interview_id]).fetchone()
-    if row is None:
-        raise InterviewError("there is no such session", None, 404)
-    if live and row[0]:
-        raise InterviewError("the interview has ended", None, 409)
-    if card_id is not None and not db.execute("SELECT 1 FROM interview_cards WHERE interview_id = ? AND card_id = ?",
-                                              [interview_id, card_id]).fetchone():
-        raise InterviewError(f"this session has no card {card_id!r}", "card")
-
-
-def show(db: Database, interview_id: str, card_id: str, moment: datetime | None = None) -> None:
-    """Put a card on the candidate's screen: the card shown before comes off, and its timer stops."""
-    with write(db):
-        _open_session(db, interview_id, card_id, live=True)
-        _show(db, interview_id, card_id, iso(moment or now_utc()))
-
-
-def _show(db: Database, interview_id: str, card_id: str, at: str) -> None:
-    current = db.execute("SELECT card_id FROM interview_visits WHERE interview_id = ? AND ended_at IS NULL",
-                         [interview_id]).fetchone()
-    if current and current[0] == card_id:
-        return
-    db.execute("UPDATE interview_visits SET ended_at = ? WHERE interview_id = ? AND ended_at IS NULL",
-               [at, interview_id])
-    db.execute("INSERT INTO interview_visits (interview_id, card_id, started_at) VALUES (?, ?, ?)",
-               [interview_id, card_id, at])
-    db.execute("UPDATE interviews SET started_at = COALESCE(started_at, ?) WHERE id = ?", [at, interview_id])
-    _changed(db, interview_id, for_candidate=True)
-
-
-def reveal(db: Database, interview_id: str, card_id: str, stage: str, moment: datetime | None = None) -> None:
-    """Show a stage on the candidate's screen (and its card, if another one is there). Once is enough:
-    revealing it again keeps the first time."""
-    at = iso(moment or now_utc())
-    with write(db):
-        _open_session(db, interview_id, card_id, live=True)
-        _show(db, interview_id, card_id, at)
-        added = db.execute("INSERT OR IGNORE INTO interview_reveals (interview_id, card_id, stage, at) "
-                           "VALUES (?, ?, ?, ?)", [interview_id, card_id, stage, at]).rowcount
-        if added:
-            _changed(db, interview_id, for_candidate=True)
-
-
-def score(db: Database, interview_id: str, card_id: str, stage: str, value, moment: datetime | None = None) -> None:
-    """Score a stage 1 to 4 (see cards.rubric.SCALE); None clears the score."""
-    if value is not None and (isinstance(value, bool) or value not in SCORES):
-        raise InterviewError(SCORE_RULE, "score")
-    with write(db):
-        _open_session(db, interview_id, card_id)
-        if value is None:
-            db.execute("DELETE FROM interview_scores WHERE interview_id = ? AND card_id = ? AND stage = ?",
-                       [interview_id, card_id, stage])
-        else:
-            db.execute("INSERT OR REPLACE INTO interview_scores (interview_id, card_id, stage, score, at) "
-                       "VALUES (?, ?, ?, ?, ?)", [interview_id, card_id, stage, value, iso(moment or now_utc())])
-        _changed(db, interview_id)
-
-
-def signal(db: Database, interview_id: str, card_id: str, name: str, heard: bool,
-           moment: datetime | None = None) -> None:
-    """Tick (or untick) a wrong answer the candidate gave: a signal for the report."""
-    with write(db):
-        _open_session(db, interview_id, card_id)
-        if heard:
-            db.execute("INSERT OR IGNORE INTO interview_signals (interview_id, card_id, signal, at) "
-                       "VALUES (?, ?, ?, ?)", [interview_id, card_id, name, iso(moment or now_utc())])
-        else:
-            db.execute("DELETE FROM interview_signals WHERE interview_id = ? AND card_id = ? AND signal = ?",
-                       [interview_id, card_id, name])
-        _changed(db, interview_id)
-
-
-def add_note(db: Database, interview_id: str, note: str, card_id: str | None = None,
-             moment: datetime | None = None) -> dict:
-    """A note with the time it was written, about a card or the whole session."""
-    note = text(note, "text", MAX_NOTE, required=True).strip()
-    at = iso(moment or now_utc())
-    with write(db):
-        _open_session(db, interview_id, card_id)
-        count = db.execute("SELECT COUNT(*) FROM interview_notes WHERE interview_id = ?", [interview_id]).fetchone()
-        if count[0] >= MAX_NOTES:
-            raise InterviewError(f"a session holds at most {MAX_NOTES} notes", "text")
-        note_id = db.execute("INSERT INTO interview_notes (interview_id, card_id, text, at) VALUES (?, ?, ?, ?)",
-                             [interview_id, card_id, note, at]).lastrowid
-        _changed(db, interview_id)
-    return {"id": note_id, "card_id": card_id, "text": note, "at": at}
-
-
-def delete_note(db: Database, interview_id: str, note_id) -> None:
-    if isinstance(note_id, bool) or not isinstance(note_id, int):
-        raise InterviewError(NOTE_RULE, "note")
-    with write(db):
-        _open_session(db, interview_id)
-        if not db.execute("DELETE FROM interview_notes WHERE interview_id = ? AND id = ?",
-                          [interview_id, note_id]).rowcount:
-            raise InterviewError(f"this session has no note {note_id}", "note")
-        _changed(db, interview_id)
-
-
-def recommend(db: Database, interview_id: str, recommendation: str | None, reason: str) -> None:
-    """The overall recommendation (a key of RECOMMENDATIONS, or None: not given yet) and its reason."""
-    if recommendation is not None and recommendation not in RECOMMENDATIONS:
-        raise InterviewError(f"recommendation must be one of {', '.join(RECOMMENDATIONS)}", "recommendation")
-    reason = text(reason, "reason", MAX_NOTE)
-    with write(db):
-        _open_session(db, interview_id)
-        db.execute("UPDATE interviews SET recommendation = ?, reason = ? WHERE id = ?",
-                   [recommendation, reason, interview_id])
-        _changed(db, interview_id)
-
-
-def set_scratch(db: Database, interview_id: str, scratch: str, moment: datetime | None = None) -> None:
-    """The candidate's scratch box, as typed so far."""
-    scratch = text(scratch, "text", MAX_SCRATCH)
-    with write(db):
-        _open_session(db, interview_id, live=True)
-        db.execute("UPDATE interviews SET scratch = ?, scratch_at = ? WHERE id = ?",
-                   [scratch, iso(moment or now_utc()), interview_id])
-        _changed(db, interview_id)
-
-
-def end(db: Database, interview_id: str, moment: datetime | None = None) -> None:
-    """End the session: the candidate's screen says so and the clocks stop. Scores, notes and the
-    recommendation can still be written afterwards; nothing more reaches the candidate."""
-    at = iso(moment or now_utc())
-    with write(db):
-        _open_session(db, interview_id)
-        db.execute("UPDATE interview_visits SET ended_at = ? WHERE interview_id = ? AND ended_at IS NULL",
-                   [at, interview_id])
-        if db.execute("UPDATE interviews SET ended_at = ? WHERE id = ? AND ended_at IS NULL",
-                      [at, interview_id]).rowcount:
-            _changed(db, interview_id, for_candidate=True)
 
 
 def listing(db: Database, tokens: list[str]) -> list[dict]:

@@ -5,7 +5,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from quizapp.progress import interviews
+from quizapp.progress import interviews, live
 from quizapp.progress.interviews import InterviewError, PlannedCard
 
 START = datetime(2026, 3, 2, 14, 0, tzinfo=timezone.utc)
@@ -49,9 +49,9 @@ def test_a_new_session_holds_its_cards_and_scenarios_in_order(db, created):
 
 
 def test_a_reveal_puts_its_card_on_screen_and_keeps_the_first_time(db, created):
-    interviews.reveal(db, created.id, "kv-pool-users", "short", at(2))
+    live.reveal(db, created.id, "kv-pool-users", "short", at(2))
     version = interviews.candidate_version(db, created.id)
-    interviews.reveal(db, created.id, "kv-pool-users", "short", at(5))
+    live.reveal(db, created.id, "kv-pool-users", "short", at(5))
     session = interviews.load(db, created.id)
     assert session.current == "kv-pool-users" and session.started_at == "2026-03-02T14:02:00.000000+00:00"
     assert session.cards[0].reveals == {"short": "2026-03-02T14:02:00.000000+00:00"}
@@ -59,75 +59,75 @@ def test_a_reveal_puts_its_card_on_screen_and_keeps_the_first_time(db, created):
 
 
 def test_each_card_is_timed_while_it_is_on_screen(db, created):
-    interviews.show(db, created.id, "kv-pool-users", at(1))
-    interviews.show(db, created.id, "kv-bytes-per-token", at(4))
-    interviews.show(db, created.id, "kv-pool-users", at(6))
+    live.show(db, created.id, "kv-pool-users", at(1))
+    live.show(db, created.id, "kv-bytes-per-token", at(4))
+    live.show(db, created.id, "kv-pool-users", at(6))
     session = interviews.load(db, created.id)
     assert session.cards[0].time_ms(at(7)) == 4 * 60_000
     assert session.cards[1].time_ms(at(7)) == 2 * 60_000
-    interviews.end(db, created.id, at(8))
+    live.end(db, created.id, at(8))
     session = interviews.load(db, created.id)
     assert session.cards[0].time_ms(at(60)) == 5 * 60_000 and session.current is None
     assert session.elapsed_ms(at(60)) == 7 * 60_000
 
 
 def test_scores_replace_and_clear(db, created):
-    interviews.score(db, created.id, "kv-pool-users", "short", 2, at(1))
-    interviews.score(db, created.id, "kv-pool-users", "short", 4, at(2))
-    interviews.score(db, created.id, "kv-pool-users", "followup-1", 1, at(2))
-    interviews.score(db, created.id, "kv-pool-users", "followup-1", None, at(3))
+    live.score(db, created.id, "kv-pool-users", "short", 2, at(1))
+    live.score(db, created.id, "kv-pool-users", "short", 4, at(2))
+    live.score(db, created.id, "kv-pool-users", "followup-1", 1, at(2))
+    live.score(db, created.id, "kv-pool-users", "followup-1", None, at(3))
     assert interviews.load(db, created.id).cards[0].scores == {"short": 4}
 
 
 @pytest.mark.parametrize("score", [0, 5, "3", 2.5, True])
 def test_a_score_is_on_the_scale(db, created, score):
     with pytest.raises(InterviewError) as error:
-        interviews.score(db, created.id, "kv-pool-users", "short", score)
+        live.score(db, created.id, "kv-pool-users", "short", score)
     assert error.value.field == "score"
 
 
 def test_signals_are_ticked_and_unticked(db, created):
-    interviews.signal(db, created.id, "kv-pool-users", "wrong-1", True, at(1))
-    interviews.signal(db, created.id, "kv-pool-users", "wrong-2", True, at(2))
-    interviews.signal(db, created.id, "kv-pool-users", "wrong-1", False, at(3))
+    live.signal(db, created.id, "kv-pool-users", "wrong-1", True, at(1))
+    live.signal(db, created.id, "kv-pool-users", "wrong-2", True, at(2))
+    live.signal(db, created.id, "kv-pool-users", "wrong-1", False, at(3))
     assert list(interviews.load(db, created.id).cards[0].signals) == ["wrong-2"]
 
 
 def test_notes_carry_their_time_and_card_and_can_be_deleted(db, created):
-    first = interviews.add_note(db, created.id, "  solid start ", "kv-pool-users", at(1))
-    interviews.add_note(db, created.id, "overall: calm", None, at(2))
+    first = live.add_note(db, created.id, "  solid start ", "kv-pool-users", at(1))
+    live.add_note(db, created.id, "overall: calm", None, at(2))
     assert first == {"id": first["id"], "card_id": "kv-pool-users", "text": "solid start",
                      "at": "2026-03-02T14:01:00.000000+00:00"}
-    interviews.delete_note(db, created.id, first["id"])
+    live.delete_note(db, created.id, first["id"])
     assert [n["text"] for n in interviews.load(db, created.id).notes] == ["overall: calm"]
     with pytest.raises(InterviewError):
-        interviews.delete_note(db, created.id, first["id"])
+        live.delete_note(db, created.id, first["id"])
 
 
 def test_the_end_stops_the_candidates_side_but_not_the_scoring(db, created):
-    interviews.show(db, created.id, "kv-pool-users", at(1))
-    interviews.end(db, created.id, at(9))
+    live.show(db, created.id, "kv-pool-users", at(1))
+    live.end(db, created.id, at(9))
     with pytest.raises(InterviewError) as error:
-        interviews.reveal(db, created.id, "kv-pool-users", "full", at(10))
+        live.reveal(db, created.id, "kv-pool-users", "full", at(10))
     assert error.value.status == 409
     with pytest.raises(InterviewError):
-        interviews.set_scratch(db, created.id, "late", at(10))
-    interviews.score(db, created.id, "kv-pool-users", "short", 3, at(11))
-    interviews.recommend(db, created.id, "yes", "clear")
-    interviews.end(db, created.id, at(12))  # a second end changes nothing
+        live.set_scratch(db, created.id, "late", at(10))
+    live.score(db, created.id, "kv-pool-users", "short", 3, at(11))
+    live.recommend(db, created.id, "yes", "clear")
+    live.end(db, created.id, at(12))  # a second end changes nothing
     session = interviews.load(db, created.id)
     assert session.ended_at == "2026-03-02T14:09:00.000000+00:00" and session.recommendation == "yes"
 
 
 def test_only_changes_the_candidate_sees_move_their_counter(db, created):
     before = interviews.candidate_version(db, created.id)
-    interviews.add_note(db, created.id, "n")
-    interviews.score(db, created.id, "kv-pool-users", "short", 1)
-    interviews.signal(db, created.id, "kv-pool-users", "wrong-1", True)
-    interviews.recommend(db, created.id, "no", "")
-    interviews.set_scratch(db, created.id, "x")
+    live.add_note(db, created.id, "n")
+    live.score(db, created.id, "kv-pool-users", "short", 1)
+    live.signal(db, created.id, "kv-pool-users", "wrong-1", True)
+    live.recommend(db, created.id, "no", "")
+    live.set_scratch(db, created.id, "x")
     assert interviews.candidate_version(db, created.id) == before
-    interviews.show(db, created.id, "kv-pool-users")
+    live.show(db, created.id, "kv-pool-users")
     assert interviews.candidate_version(db, created.id) == before + 1
 
 
@@ -147,15 +147,15 @@ def test_what_a_new_session_refuses(db, call, field):
 
 def test_texts_are_bounded(db, created):
     with pytest.raises(InterviewError):
-        interviews.add_note(db, created.id, "n" * 10_001)
+        live.add_note(db, created.id, "n" * 10_001)
     with pytest.raises(InterviewError):
-        interviews.set_scratch(db, created.id, "s" * 20_001)
+        live.set_scratch(db, created.id, "s" * 20_001)
     with pytest.raises(InterviewError):
-        interviews.recommend(db, created.id, "yes", "r" * 10_001)
+        live.recommend(db, created.id, "yes", "r" * 10_001)
     with pytest.raises(InterviewError) as error:
-        interviews.add_note(db, created.id, "x", "not-in-this-session")
+        live.add_note(db, created.id, "x", "not-in-this-session")
     assert error.value.field == "card"
-    interviews.set_scratch(db, created.id, "s" * 20_000)
+    live.set_scratch(db, created.id, "s" * 20_000)
     assert len(interviews.load(db, created.id).scratch) == 20_000
 
 

@@ -160,6 +160,23 @@ def m008_events_without_time_index(db: Database):
     db.execute("DROP INDEX idx_events_learner_id_card_id_at")
 
 
+@migrations()
+def m009_interview_asks_changes_answers(db: Database):
+    # A follow-up's question goes on the candidate's screen when the interviewer asks it (its
+    # expected answer is a reveal of its own); each scenario change of a card mid-interview, with
+    # the inputs the interviewer sent and the scenario it made (variant and changed inputs, JSON);
+    # the candidate's typed answer to each card (the number and each step, JSON), as last sent.
+    db["interview_asks"].create({"interview_id": str, "card_id": str, "stage": str, "at": str},
+                                pk=("interview_id", "card_id", "stage"),
+                                foreign_keys=[("interview_id", "interviews", "id")])
+    db["interview_changes"].create({"id": int, "interview_id": str, "card_id": str, "sent": str, "variant": int,
+                                    "overrides": str, "at": str}, pk="id",
+                                   foreign_keys=[("interview_id", "interviews", "id")])
+    db["interview_changes"].create_index(["interview_id", "at"])
+    db["interview_answers"].create({"interview_id": str, "card_id": str, "typed": str, "at": str},
+                                   pk=("interview_id", "card_id"), foreign_keys=[("interview_id", "interviews", "id")])
+
+
 # The columns an export writes for each row, as they stood when m004 counted them.
 EVENT_COLUMNS = ("event_id", "card_id", "kind", "stage", "value", "detail", "scenario", "at")
 REVIEW_COLUMNS = ("card_id", "rating", "reviewed_at", "duration_ms", "event_id")

@@ -20,7 +20,7 @@ from flask import Blueprint, Response, abort, current_app, jsonify, redirect, re
 from flask_wtf.csrf import generate_csrf
 
 from ...cards.rubric import SCORES
-from ...progress import interviews
+from ...progress import interviews, live
 from ...progress.interviews import NOTE_RULE, SCORE_RULE, InterviewError
 from ...fields import MAX_STORED, optional_whole_number, whole_number
 from .state import candidate_state, console_state, entry_of, open_session, plan, stage_of
@@ -107,7 +107,7 @@ def interviewer_state(token):
 def show(token):
     """Put a card on the candidate's screen (its question only, until stages are revealed)."""
     sess, data = open_session(token, "interviewer"), body()
-    interviews.show(get_db(), sess.id, entry_of(sess, data.get("card")).id)
+    live.show(get_db(), sess.id, entry_of(sess, data.get("card")).id)
     return done(token, data)
 
 
@@ -116,7 +116,7 @@ def reveal(token):
     """``{"card", "stage"}``: show that stage on the candidate's screen, with its card."""
     sess, data = open_session(token, "interviewer"), body()
     entry = entry_of(sess, data.get("card"))
-    interviews.reveal(get_db(), sess.id, entry.id, stage_of(entry, data.get("stage")))
+    live.reveal(get_db(), sess.id, entry.id, stage_of(entry, data.get("stage")))
     return done(token, data)
 
 
@@ -130,7 +130,7 @@ def score(token):
         raise InterviewError(f"scored stages are {', '.join(entry.scored_stages())}", "stage")
     score = optional_whole_number(data.get("score"), "score", min(SCORES), max(SCORES), message=SCORE_RULE,
                                   error=InterviewError)
-    interviews.score(get_db(), sess.id, entry.id, stage, score)
+    live.score(get_db(), sess.id, entry.id, stage, score)
     return done(token, data)
 
 
@@ -145,11 +145,11 @@ def signal(token):
             raise InterviewError(f"the card's signals are {', '.join(signals) or 'none'}", "signal")
         if not isinstance(data.get("heard"), bool):
             raise InterviewError("heard must be true or false", "heard")
-        interviews.signal(get_db(), sess.id, entry.id, data["signal"], data["heard"])
+        live.signal(get_db(), sess.id, entry.id, data["signal"], data["heard"])
     else:
         ticked = set(data.get("signal") or [])
         for name in signals:
-            interviews.signal(get_db(), sess.id, entry.id, name, name in ticked)
+            live.signal(get_db(), sess.id, entry.id, name, name in ticked)
     return done(token, data)
 
 
@@ -160,7 +160,7 @@ def note(token):
     card = data.get("card") or None
     if card is not None:
         card = entry_of(sess, card).id
-    interviews.add_note(get_db(), sess.id, data.get("text"), card)
+    live.add_note(get_db(), sess.id, data.get("text"), card)
     return done(token, {**data, "anchor": "notes"})
 
 
@@ -168,7 +168,7 @@ def note(token):
 def delete_note(token):
     sess, data = open_session(token, "interviewer"), body()
     note = whole_number(data.get("note"), "note", 1, MAX_STORED, message=NOTE_RULE, error=InterviewError)
-    interviews.delete_note(get_db(), sess.id, note)
+    live.delete_note(get_db(), sess.id, note)
     return done(token, {**data, "anchor": "notes"})
 
 
@@ -176,7 +176,7 @@ def delete_note(token):
 def recommendation(token):
     """``{"recommendation": "strong_no" | "no" | "yes" | "strong_yes" | "no_decision", "reason"}``."""
     sess, data = open_session(token, "interviewer"), body()
-    interviews.recommend(get_db(), sess.id, data.get("recommendation") or None, data.get("reason") or "")
+    live.recommend(get_db(), sess.id, data.get("recommendation") or None, data.get("reason") or "")
     return done(token, {**data, "anchor": "recommendation"})
 
 
@@ -185,8 +185,8 @@ def end(token):
     """End the session (with the recommendation, when given); the report is then complete."""
     sess, data = open_session(token, "interviewer"), body()
     if "recommendation" in data or "reason" in data:
-        interviews.recommend(get_db(), sess.id, data.get("recommendation") or None, data.get("reason") or "")
-    interviews.end(get_db(), sess.id)
+        live.recommend(get_db(), sess.id, data.get("recommendation") or None, data.get("reason") or "")
+    live.end(get_db(), sess.id)
     if request.is_json:
         return jsonify(console_state(open_session(token, "interviewer")))
     return redirect(url_for("interview.report", token=token), code=303)
@@ -210,7 +210,7 @@ def scratch(token):
     data = request.get_json(silent=True) if request.is_json else request.form.to_dict()
     if not isinstance(data, dict):
         raise InterviewError("the request body must be a JSON object", None)
-    interviews.set_scratch(get_db(), sess.id, data.get("text") or "")
+    live.set_scratch(get_db(), sess.id, data.get("text") or "")
     if request.is_json:
         return jsonify({"saved": True})
     return redirect(url_for("interview.candidate", token=token), code=303)
