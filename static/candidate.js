@@ -15,7 +15,9 @@
   var scratch = document.getElementById("scratch");
   var saved = document.querySelector("[data-saved]");
   var shown = { version: Number(root.dataset.version), status: root.dataset.status, number: root.dataset.number,
-                stages: root.dataset.stages ? root.dataset.stages.split(" ") : [] };
+                stages: root.dataset.stages ? root.dataset.stages.split(" ") : [],
+                asked: root.dataset.asked ? root.dataset.asked.split(" ") : [] };
+  var answerSlot = document.getElementById("answer-slot");
   var stream = null;
   var said = {}; // the latest state's announcements
 
@@ -27,22 +29,74 @@
     if (state.version < shown.version || (state.version === shown.version && state.status === shown.status)) return;
     var sameCard = String(state.number) === String(shown.number);
     var added = state.revealed.filter(function (s) { return !sameCard || shown.stages.indexOf(s) < 0; });
+    var asked = state.asked.filter(function (s) { return !sameCard || shown.asked.indexOf(s) < 0; });
     screen.innerHTML = state.html; // the server's own rendering of card_view
-    shown = { version: state.version, status: state.status, number: String(state.number), stages: state.revealed };
+    showAnswerBox(state);
+    shown = { version: state.version, status: state.status, number: String(state.number), stages: state.revealed,
+              asked: state.asked };
     if (state.status === "ended") {
       announce(said.ended);
-      scratch.readOnly = true;
+      closeScratch();
       connection.textContent = "";
       if (stream) stream.close();
       return;
     }
     if (!sameCard && state.number) announce(said.card);
-    else if (added.length) announce(added.map(function (stage) { return said.stages[stage]; }).join(" "));
+    else if (added.length || asked.length) {
+      announce(added.map(function (stage) { return said.stages[stage]; })
+        .concat(asked.map(function (stage) { return said.asked[stage]; })).join(" "));
+    }
+    added = added.concat(asked);
     var last = added.length && document.getElementById("shown-" + added.at(-1));
     var typing = document.activeElement === scratch;
     if (last && !typing) last.scrollIntoView({ block: "nearest", behavior: "smooth" });
     if (!sameCard && !typing) screen.focus({ preventScroll: false });
   }
+
+  // The scratch box closes when the interview ends: it says so, and sends nothing more.
+  function closeScratch() {
+    scratch.readOnly = true;
+    document.querySelector("[data-scratch-open]").hidden = true;
+    document.querySelector("[data-scratch-closed]").hidden = false;
+    var button = scratch.form.querySelector("button");
+    if (button) button.hidden = true;
+  }
+
+  // The answer boxes are drawn again only for another card or another scenario, so what the
+  // candidate types stays while the interviewer reveals stages.
+  function showAnswerBox(state) {
+    if (!answerSlot || answerSlot.dataset.answerKey === state.answer_key) return;
+    answerSlot.dataset.answerKey = state.answer_key;
+    answerSlot.innerHTML = state.answer_html;
+    bindAnswer(answerSlot.querySelector("form[data-answer-form]"));
+  }
+
+  var answerTimer = null;
+  function sendAnswer(form) {
+    var data = { answer: "", steps: {} };
+    form.querySelectorAll("input[type=text]").forEach(function (box) {
+      if (box.name === "answer") data.answer = box.value;
+      else data.steps[box.name] = box.value;
+    });
+    var saved = form.querySelector("[data-answer-saved]");
+    fetch(base + "/answer", {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf },
+      body: JSON.stringify(data)
+    }).then(function (response) {
+      if (saved) saved.textContent = response.ok ? saved.dataset.sent || "" : "";
+    }, function () {});
+  }
+  function bindAnswer(form) {
+    if (!form) return;
+    form.addEventListener("input", function () {
+      clearTimeout(answerTimer);
+      answerTimer = setTimeout(function () { sendAnswer(form); }, 400);
+    });
+    form.addEventListener("submit", function (event) { event.preventDefault(); sendAnswer(form); });
+  }
+  if (answerSlot) bindAnswer(answerSlot.querySelector("form[data-answer-form]"));
 
   function poll() {
     return fetch(base + "/state", { credentials: "same-origin", headers: { Accept: "application/json" } })

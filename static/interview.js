@@ -103,6 +103,17 @@
   }
 
   function applyCard(card, ended) {
+    var section = q(".console-card");
+    if (section && section.dataset.scenarioKey !== card.scenario_key) reloadCard();
+    var typed = q('[data-typed-answer-slot="' + card.id + '"]');
+    if (typed && typed.dataset.shown !== card.answer_html) {
+      typed.dataset.shown = card.answer_html;
+      typed.innerHTML = card.answer_html; // the server's own rendering of the checked answer
+    }
+    qa("[data-ask]").forEach(function (b) {
+      b.hidden = Boolean(card.asked[b.dataset.ask] || card.reveals[b.dataset.ask]) || ended;
+    });
+    qa("[data-asked-at]").forEach(function (el) { el.textContent = card.asked_text[el.dataset.askedAt] || ""; });
     qa("[data-reveal]").forEach(function (b) { b.hidden = Boolean(card.reveals[b.dataset.reveal]) || ended; });
     qa("[data-shown-at]").forEach(function (el) { el.textContent = card.shown_text[el.dataset.shownAt] || ""; });
     qa("[data-score]").forEach(function (set) {
@@ -138,6 +149,34 @@
     q("[data-no-notes]").hidden = s.notes.length > 0;
   }
 
+  // The card's section as the server draws it now (its scenario changed, here or in another tab):
+  // the console's own page for this card, of which only that section is put in place.
+  var reloading = false;
+  function reloadCard(html) {
+    if (reloading && !html) return;
+    reloading = true;
+    var page = html ? Promise.resolve(html) : fetch(base + "?card=" + encodeURIComponent(cardId), {
+      credentials: "same-origin" }).then(function (response) { return response.text(); });
+    page.then(function (text) {
+      var fresh = new DOMParser().parseFromString(text, "text/html").querySelector(".console-card");
+      var old = q(".console-card");
+      if (fresh && old) old.replaceWith(fresh);
+      reloading = false;
+      if (state) applyCard(state.cards.filter(function (c) { return c.id === cardId; })[0] || {}, state.status === "ended");
+    }, function () { reloading = false; });
+  }
+
+  // A scenario change goes as the plain form it is (the calculator's fields, read as a card page's
+  // URL reads them); the console the server answers with has the card in its new scenario.
+  function changeScenario(form) {
+    var body = new FormData(form);
+    fetch(form.getAttribute("action"), { method: "POST", credentials: "same-origin", body: body,
+      headers: { "X-CSRFToken": csrf } })
+      .then(function (response) { return response.text(); })
+      .then(function (text) { reloadCard(text); return refresh(); })
+      .catch(function () { form.submit(); });
+  }
+
   // ------------------------------------------------------------ the controls
 
   function fields(form, submitter) {
@@ -157,6 +196,7 @@
     var data = fields(form, event.submitter);
     var url = form.getAttribute("action");
     if (action === "signals") return; // each tick is sent as it changes
+    if (action === "scenario") return changeScenario(form);
     if (action === "recommendation") return saveRecommendation();
     if (action === "note") return addNote(form, data, url);
     if (action === "end") {
@@ -169,6 +209,7 @@
     post(url, data).then(function (s) {
       if (action === "end") window.location.href = base + "/report";
       if (action === "reveal") announce(shownText(s, data.card, data.stage));
+      if (action === "ask") announce(askedText(s, data.card, data.stage));
     }).catch(function () {});
   });
 
@@ -176,6 +217,11 @@
   function shownText(s, card, stage) {
     var shown = s.cards.filter(function (c) { return c.id === card; })[0];
     return (shown && shown.shown_text[stage]) || "";
+  }
+
+  function askedText(s, card, stage) {
+    var shown = s.cards.filter(function (c) { return c.id === card; })[0];
+    return (shown && shown.asked_text[stage]) || "";
   }
 
   root.addEventListener("change", function (event) {

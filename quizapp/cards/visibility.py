@@ -56,13 +56,15 @@ class CardView:
         return full is not None and full.revealed
 
 
-def card_view(card: Card, scenario: Scenario, revealed: set[str], in_order: bool = True) -> CardView:
+def card_view(card: Card, scenario: Scenario, revealed: set[str], in_order: bool = True,
+              asked: set[str] | None = None) -> CardView:
     """The card as this reader may see it, with ``revealed`` stages rendered and nothing else.
 
     A reader practising alone opens the stages in order: a stage revealed out of order stays
-    closed until the stage it needs is shown (stage_order). In an interview (``in_order=False``)
-    the interviewer decides: exactly the stages they revealed are shown (follow-up questions
-    still open with the full answer).
+    closed until the stage it needs is shown (stage_order), and follow-up questions open with the
+    full answer. In an interview (``in_order=False``) the interviewer decides: exactly the stages
+    they revealed are shown, and, for the candidate's screen (``asked``), a follow-up's question
+    only once they asked it (or revealed its expected answer).
     """
     if in_order:
         revealed = shown_stages(card, revealed)
@@ -82,7 +84,8 @@ def card_view(card: Card, scenario: Scenario, revealed: set[str], in_order: bool
         follow_up = follow_ups.get(stage.name)
         if follow_up:
             view.level, view.level_label = follow_up.level, follow_up.label
-            if view.revealed or view.available:  # the question opens with the full answer
+            opens = view.revealed or (view.available if asked is None else stage.name in asked)
+            if opens:  # with the full answer; on a candidate's screen, once asked
                 view.question_html = render_piece(card, follow_up.question, scenario).html
         if view.revealed:
             rendered = [render_piece(card, key, scenario) for key in stage.pieces]

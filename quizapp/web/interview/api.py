@@ -14,7 +14,7 @@ import json
 import threading
 import time
 
-from flask import Blueprint, Response, abort, current_app, jsonify, redirect, request, session, stream_with_context, \
+from flask import Blueprint, Response, abort, current_app, flash, jsonify, redirect, request, session, stream_with_context, \
     url_for
 
 from flask_wtf.csrf import generate_csrf
@@ -23,6 +23,8 @@ from ...cards.rubric import SCORES
 from ...progress import interviews, live
 from ...progress.interviews import NOTE_RULE, SCORE_RULE, InterviewError
 from ...fields import MAX_STORED, optional_whole_number, whole_number
+from ...cards import overrides_from_query
+from .scenario import changed_scenario, what_changed
 from .state import candidate_state, console_state, entry_of, open_session, plan, stage_of
 from ..storage import get_db
 
@@ -120,6 +122,43 @@ def reveal(token):
     return done(token, data)
 
 
+@bp.post(f"{INTERVIEWER}/ask")
+def ask(token):
+    """``{"card", "stage": "followup-2"}``: put a follow-up's question on the candidate's screen; its
+    expected answer stays on the console until it is revealed."""
+    sess, data = open_session(token, "interviewer"), body()
+    entry = entry_of(sess, data.get("card"))
+    stage = stage_of(entry, data.get("stage"))
+    if not stage.startswith("followup-"):
+        follow_ups = [s for s in entry.card.stage_names if s.startswith("followup-")]
+        raise InterviewError(f"only a follow-up is asked; the card's are {', '.join(follow_ups) or 'none'}", "stage")
+    live.ask(get_db(), sess.id, entry.id, stage)
+    return done(token, data)
+
+
+@bp.post(f"{INTERVIEWER}/scenario")
+def scenario(token):
+    """``{"card", "scenario": {<inputs>, "variant"}}``: change the card's scenario mid-question, within
+    its space (a 400 names the field outside it); both screens show it from the next state on. A
+    plain form sends the console's calculator fields, as a card page's URL carries them."""
+    sess, data = open_session(token, "interviewer"), body()
+    entry = entry_of(sess, data.get("card"))
+    if request.is_json:
+        changed = changed_scenario(entry, data.get("scenario"))
+    else:
+        sent = {**overrides_from_query(data), **({"variant": data["variant"]} if "variant" in data else {})}
+        try:
+            changed = changed_scenario(entry, sent, str(data.get("pool_rule") or "").strip() or None)
+        except InterviewError as error:  # the console says why, beside its fields
+            field = f" (field {error.field})" if error.field else ""
+            flash(f"Not changed: {error.message}{field}.", "scenario")
+            return done(token, {**data, "anchor": "scenario"})
+    change = what_changed(entry, changed)
+    if change:  # a form sent again unchanged changes nothing, and the report lists nothing
+        live.change_scenario(get_db(), sess.id, entry.id, change, changed.variant, changed.overrides)
+    return done(token, {**data, "anchor": "scenario"})
+
+
 @bp.post(f"{INTERVIEWER}/score")
 def score(token):
     """``{"card", "stage", "score"}``: 1 missed, 2 partial, 3 solid, 4 beyond; null clears it."""
@@ -198,7 +237,7 @@ def end(token):
 @bp.get(f"{CANDIDATE}/state")
 def candidate_state_json(token):
     """The question and the revealed stages of the card on the candidate's screen: nothing else."""
-    state = candidate_state(open_session(token, "candidate"))
+    state = candidate_state(open_session(token, "candidate"), token)
     state["csrf_token"] = generate_csrf()  # the page's script renews its token here
     return jsonify(state)
 
@@ -211,6 +250,24 @@ def scratch(token):
     if not isinstance(data, dict):
         raise InterviewError("the request body must be a JSON object", None)
     live.set_scratch(get_db(), sess.id, data.get("text") or "")
+    if request.is_json:
+        return jsonify({"saved": True})
+    return redirect(url_for("interview.candidate", token=token), code=303)
+
+
+@bp.post(f"{CANDIDATE}/answer")
+def candidate_answer(token):
+    """``{"answer", "steps": {"step-<value>": text}}``: the candidate's typed answer to the card on
+    their screen, which the console checks as it is typed."""
+    sess = open_session(token, "candidate")
+    data = request.get_json(silent=True) if request.is_json else request.form.to_dict()
+    if not isinstance(data, dict):
+        raise InterviewError("the request body must be a JSON object", None)
+    if not sess.current or sess.ended_at:
+        raise InterviewError("no question is on the screen to answer" if not sess.ended_at else
+                             "the interview has ended", None, 409)
+    steps = data.get("steps") if request.is_json else {k: v for k, v in data.items() if k.startswith("step-")}
+    live.set_answer(get_db(), sess.id, sess.current, data.get("answer"), steps)
     if request.is_json:
         return jsonify({"saved": True})
     return redirect(url_for("interview.candidate", token=token), code=303)

@@ -1,8 +1,10 @@
-"""An interview's report: per card the scenario, the stages reached and when, scores, signals heard,
-notes and time; the recommendation and its reason. One set of data feeds the page and the Markdown.
+"""An interview's report: per card the scenario (and each change of it mid-question), the stages
+reached and when, the candidate's typed answer checked, scores, signals heard, notes and time; the
+recommendation and its reason. One set of data feeds the page and the Markdown.
 
-In the Markdown, everything that people typed (the name, notes, the reason, the scratch box) is
-escaped character by character, so it stays text: it cannot open a link, an image or HTML.
+In the Markdown, text is escaped only where Markdown would read it as syntax (``md_escape``), so
+"good." and "max_model_len" stay as typed while what people typed (the name, notes, the reason,
+the scratch box) still cannot open a link, an image, HTML, emphasis or a table cell.
 """
 
 from __future__ import annotations
@@ -13,16 +15,38 @@ import re
 from ...cards.rubric import level_of
 from ...progress.clock import now_utc
 from ...progress.interviews import RECOMMENDATIONS, Interview
+from .answers import checked_answer
 from .clock import duration, moment_text
-from .state import Entry, scenario_rows
+from .scenario import changes_text, scenario_rows
+from .state import Entry
 
-# Every ASCII punctuation character that Markdown (CommonMark and GitHub's) gives a meaning:
-# links, images, HTML, autolinks (":", "@", "www."), emphasis, code, lists, headings, tables.
-# A backslash before any of them makes it plain text. (",;'\"?/%" mean nothing and stay.)
-MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~:&@=^$])")
-# In text that authors wrote (titles, wrong answers, the scenario), only what could make a link,
-# an image, HTML, emphasis or a table cell.
-MARKDOWN_SYNTAX = re.compile(r"([\\`*_\[\]<>()!|#~&])")
+# Anywhere in a line: code spans, emphasis, links and images, table cells, and a backslash that
+# would escape what follows it.
+ALWAYS = re.compile(r"[`*\[\]|]|\\(?=[!-/:-@\[-`{-~])")
+# An underscore that is not inside a word (inside one, Markdown reads it as a letter: max_model_len).
+UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+# A tag, a comment or an autolink, and a character reference: as the entities for "<" and "&".
+TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+# Links made of bare addresses (GitHub's autolinks): the text stays, it is not a link.
+AUTOLINK = re.compile(r"(?<=[A-Za-z])(:)(?=//)|(?<=www)(\.)|(?<=\w)(@)(?=\w)", re.IGNORECASE)
+# Only at the start of a line: a heading, a quote, a list item, a line that underlines a heading.
+LINE_START = re.compile(r"^(\s*)(#{1,6}(?=\s|$)|>|[-+](?=\s|$)|=+\s*$|-+\s*$)")
+ORDERED = re.compile(r"^(\s*\d{1,9})([.)])(?=\s|$)")
+# Strikethrough needs two tildes on a line (or a pair): a single one ("~37 users") stays.
+STRIKE = re.compile(r"~(?=.*~)|(?<=~.)~|(?<=~)~")
+
+
+def md_escape(text: str) -> str:
+    """One line of text as Markdown that shows it exactly: only what Markdown (CommonMark, with
+    GitHub's tables, strikethrough and autolinks) would read as syntax is escaped."""
+    line = ALWAYS.sub(lambda m: "\\" + m.group(), text)
+    line = UNDERSCORE.sub(r"\\_", line)
+    line = TAG_START.sub("&lt;", ENTITY.sub("&amp;", line))
+    line = AUTOLINK.sub(lambda m: "\\" + m.group(), line)
+    line = STRIKE.sub(r"\\~", line)
+    line = ORDERED.sub(r"\1\\\2", line)
+    return LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line)
 
 
 def plain(fragment: str) -> str:
@@ -79,19 +103,21 @@ def _card(entry: Entry, session: Interview, since: str | None, now) -> dict:
         "scenario": scenario_rows(entry), "time": duration(record.time_ms(now)), "stages": stages,
         "signals": signals, "notes": [_note(n, since) for n in session.notes if n["card_id"] == entry.id],
         "shown": bool(record.visits),
+        "changes": [{"at": moment_text(change["at"], since), "text": changes_text(change["sent"])}
+                    for change in record.changes],
+        "typed": checked_answer(entry.card, entry.scenario, record.typed),
     }
 
 
 def md_text(text: str) -> str:
-    """Text someone typed, as Markdown that shows it exactly: every punctuation character escaped,
-    lines kept as hard line breaks."""
-    lines = [MARKDOWN_PUNCTUATION.sub(r"\\\1", line).replace("\t", " ") for line in str(text).splitlines()]
-    return "  \n".join(line.lstrip() for line in lines) or "—"
+    """Text someone typed, as Markdown that shows it exactly, its lines kept as hard line breaks."""
+    lines = [md_escape(line.replace("\t", " ").strip()) for line in str(text).splitlines()]
+    return "  \n".join(line for line in lines if line) or "—"
 
 
 def md_authored(text: str) -> str:
-    """Text from a card or the calculator, with what could be Markdown syntax escaped."""
-    return MARKDOWN_SYNTAX.sub(r"\\\1", " ".join(str(text).split())) or "—"
+    """Text from a card or the calculator, on one line, as Markdown that shows it exactly."""
+    return md_escape(" ".join(str(text).split())) or "—"
 
 
 def md_code(text: str) -> str:
@@ -118,6 +144,17 @@ def markdown(data: dict) -> str:
     return "\n".join(out)
 
 
+def _typed_markdown(typed: dict) -> list[str]:
+    out = ["**The candidate's answer, checked:**", ""]
+    if typed["divergence"]:
+        out += [md_authored(typed["divergence"]), ""]
+    out += [f"- Step {step['number']}, {md_authored(step['label'])}: {md_text(step['typed'])}. "
+            f"{md_authored(step['message'])}" for step in typed["steps"]]
+    if typed["answer"]:
+        out.append(f"- The number: {md_text(typed['answer'])}. {md_authored(typed['message'])}")
+    return out + [""]
+
+
 def _score(stage: dict) -> str:
     return f"{stage['score']} {stage['level']}" if stage["score"] else "—"
 
@@ -126,8 +163,15 @@ def _card_markdown(card: dict) -> list[str]:
     out = [f"## {card['number']}. {md_authored(card['title'])}", ""]
     if card["problem"]:
         out += [f"*{md_authored(card['problem'])}*", ""]
-    out += [f"- **{label}:** {md_authored(value)}" for label, value in card["scenario"]]
+    out += [f"- **{row['label']}:** {md_authored(row['value'])}" + (f" ({md_authored(row['source'])})"
+                                                                     if row["source"] else "")
+            for row in card["scenario"]]
     out += [f"- **Time on screen:** {card['time'] if card['shown'] else 'not shown'}", ""]
+    if card["changes"]:
+        out += ["**Scenario changed during the interview:**", ""]
+        out += [f"- {change['at']}: {md_authored(change['text'])}" for change in card["changes"]] + [""]
+    if card["typed"]:
+        out += _typed_markdown(card["typed"])
     if card["stages"]:
         out += ["| Stage | Shown to the candidate | Score |", "|---|---|---|"]
         out += [f"| {md_authored(s['title'])} | {s['reached'] or 'not shown'} | {_score(s)} |" for s in card["stages"]]

@@ -7,19 +7,21 @@ else, so a stage the interviewer has not revealed is in no response to the candi
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from dataclasses import dataclass
 
 from flask import abort, current_app, url_for
 from flask_wtf.csrf import generate_csrf
 
-from ...calc import CalcError, did_you_mean, fmt
+from ...calc import CalcError, did_you_mean
 from ...cards import Card, CardError, CardView, Scenario, card_view, resolve_scenario
 from ...cards.rubric import rubric_rows
 from ...progress import interviews
 from ...progress.clock import iso, now_utc
 from ...progress.interviews import MAX_CARDS, MAX_NAME, Interview, InterviewError, PlannedCard, SessionCard
 from ...fields import whole_number
+from .answers import answer_box, checked_answer
 from .clock import clock_text, moment_text
 from ..storage import get_bank, get_db, loaded_bank
 
@@ -68,12 +70,14 @@ class Entry:
         variant = self.entry.variant
         return self.card.variants[variant].name if self.card and variant is not None else None
 
-    def view(self, revealed) -> CardView | None:
-        """The card with ``revealed`` stages rendered; None (and the problem noted) when it cannot render."""
+    def view(self, revealed, asked=None) -> CardView | None:
+        """The card with ``revealed`` stages rendered, and with ``asked`` (the candidate's screen) the
+        follow-up questions asked only; None (and the problem noted) when it cannot render."""
         if self.card is None or self.scenario is None:
             return None
         try:
-            return card_view(self.card, self.scenario, set(revealed), in_order=False)
+            return card_view(self.card, self.scenario, set(revealed), in_order=False,
+                             asked=None if asked is None else set(asked))
         except CardError as error:
             log.warning("%s", error.diagnostic)
             self.problem = f"the card cannot be shown in this scenario: {error.diagnostic.message}"
@@ -84,6 +88,16 @@ class Entry:
 
     def rubric(self) -> list[dict]:
         return rubric_rows(self.card.rubric if self.card else None)
+
+
+def preview_entries(bank, planned: list[PlannedCard]) -> list[Entry]:
+    """Cards planned for a new session, as a session will hold them (its setup page shows their scenarios)."""
+    found = []
+    for number, card in enumerate(planned, start=1):
+        loaded = bank.get(card.card_id)
+        found.append(Entry(number, SessionCard(card.card_id, number - 1, card.variant, card.overrides), loaded,
+                           resolve_scenario(loaded, card.variant, card.overrides)))
+    return found
 
 
 def entries(session: Interview, only: str | None = None) -> list[Entry]:
@@ -107,26 +121,41 @@ def entries(session: Interview, only: str | None = None) -> list[Entry]:
     return loaded
 
 
-def candidate_state(session: Interview) -> dict:
-    """The candidate's screen now: the card on it, with its question and the revealed stages only."""
+def candidate_state(session: Interview, token: str | None = None) -> dict:
+    """The candidate's screen now: the card on it, with its question, the revealed stages and the
+    follow-ups asked only, and the boxes of the candidate's answer. ``token`` (the candidate's) gives
+    the answer form its address; the page's script posts to it without one."""
     status = "ended" if session.ended_at else ("live" if session.current else "waiting")
     state = {"status": status, "version": session.candidate_version, "of": len(session.cards), "number": None,
              "revealed": []}
-    view, taught_in = None, []
+    view, taught_in, entry = None, [], None
+    state["asked"] = []
     if status == "live":
         [entry] = entries(session, only=session.current)
-        view = entry.view(entry.entry.reveals)
+        view = entry.view(entry.entry.reveals, asked=entry.entry.asked)
         state["number"] = entry.number
         if view is not None:
             state["revealed"] = [s.name for s in view.stages if s.revealed]
+            state["asked"] = [s.name for s in view.stages if s.level and s.question_html and not s.revealed]
             taught_in = entry.card.taught_in if "taught" in state["revealed"] else []
     parts = current_app.jinja_env.get_template("interview/_candidate.html").module
     state["html"] = str(parts.screen(status, view, state["number"], state["of"], taught_in))
+    # The candidate's answer box for the card on the screen: drawn again only when the card or its
+    # scenario changes (``answer_key``), so what the candidate types stays.
+    # (A digest: the scenario's key names its inputs, which the screen may not have shown yet.)
+    state["answer_key"] = hashlib.sha256(f"{entry.id}|{entry.scenario.key}".encode()).hexdigest()[:16] \
+        if view is not None else ""
+    action = url_for("interview_api.candidate_answer", token=token) if token else ""
+    state["answer_html"] = str(parts.answer_form(answer_box(entry.card, entry.scenario, entry.entry.typed),
+                                                 action)) if view else ""
     # What a screen reader hears when the screen changes: the script picks, the server words it.
     state["announce"] = {"card": f"Question {state['number']} is on the screen." if state["number"] else "",
                          "ended": "The interview has ended.",
-                         "stages": {stage: f"The interviewer showed {_spoken(stage)}." for stage in state["revealed"]}}
+                         "stages": {stage: f"The interviewer showed {_spoken(stage)}." for stage in state["revealed"]},
+                         "asked": {stage: f"The interviewer asks follow-up {stage.removeprefix('followup-')}."
+                                   for stage in state["asked"]}}
     return state
+
 
 
 def _spoken(stage: str) -> str:
@@ -175,43 +204,27 @@ def _status(session: Interview) -> str:
 
 def _card_state(entry: Entry, since: str | None, now) -> dict:
     time_ms, scores = entry.entry.time_ms(now), entry.entry.scores
+    parts = current_app.jinja_env.get_template("interview/_console.html").module
     return {"id": entry.id, "number": entry.number, "title": entry.title, "time_ms": time_ms,
             "time_text": clock_text(time_ms), "reveals": entry.entry.reveals,
             "shown_text": {stage: f"On the candidate's screen since {moment_text(at, since)}"
                            for stage, at in entry.entry.reveals.items()},
+            "asked": entry.entry.asked,
+            "asked_text": {stage: f"Asked on the candidate's screen since {moment_text(at, since)}"
+                           for stage, at in entry.entry.asked.items()},
             "scores": scores, "scored_text": f"{len(scores)} scored" if scores else "",
-            "signals": sorted(entry.entry.signals), "problem": entry.problem}
+            "signals": sorted(entry.entry.signals), "problem": entry.problem,
+            # The console draws its card again when this changes: a scenario changed (in another tab too).
+            "scenario_key": entry.scenario.key if entry.scenario else "",
+            "answer_html": str(parts.typed_answer(typed_answer(entry, since)))}
 
 
-def scenario_rows(entry: Entry) -> list[tuple[str, str]]:
-    """The session's scenario for a card, in words: what the interviewer reads before asking."""
-    scenario = entry.scenario
-    if scenario is None:
-        return []
-    inputs, values = scenario.inputs, scenario.result.values
-    text = {name: (q.text or str(q.value)) for name, q in values.items()}
-    base = f"variant: {entry.variant_name}" if entry.variant_name else "the card's own"
-    rows = [("Scenario", base + (", changed by the interviewer" if scenario.overrides else ""))]
-    if scenario.overrides:
-        changes = (f"{name} = {'unset' if value is None else value}" for name, value in scenario.overrides.items())
-        rows.append(("Changed", ", ".join(changes)))
-    rows.append(("Model", inputs.model or f"measured, {text.get('kv_bytes_per_token', '?')} a token"))
-    rows.append(("KV cache dtype", text.get("kv_dtype", inputs.kv_cache_dtype)))
-    rows.append(("Tensor parallel", str(inputs.tensor_parallel_size)))
-    if inputs.gpu:
-        rows.append(("GPU", scenario.gpu_name))
-    pool = {"tokens": f"{text.get('pool_tokens', '?')} tokens, as logged",
-            "bytes": f"{text.get('kv_cache_memory_bytes', '?')} pinned ({text.get('pool_tokens', '?')} tokens)",
-            "fraction": f"{inputs.gpu_memory_utilization} of the GPU ({text.get('kv_cache_memory_bytes', '?')}, "
-                        f"{text.get('pool_tokens', '?')} tokens)"}.get(scenario.pool_rule)
-    if pool:
-        rows.append(("KV pool", pool))
-    if "max_model_len" in values or inputs.max_model_len:
-        rows.append(("Max model length", f"{fmt.commas(inputs.max_model_len or values['max_model_len'].value)} tokens"))
-    if inputs.prompt_tokens is not None:
-        rows.append(("Per user", f"{fmt.commas(inputs.prompt_tokens)} prompt + "
-                                 f"{fmt.commas(inputs.output_tokens or 0)} output tokens"))
-    return rows
+def typed_answer(entry: Entry, since: str | None) -> dict | None:
+    """What the candidate typed for the card, checked in the session's scenario, with when it was typed."""
+    typed = checked_answer(entry.card, entry.scenario, entry.entry.typed)
+    if typed is not None:
+        typed["at_text"] = f"Last typed {moment_text(typed['at'], since)}" if typed.get("at") else ""
+    return typed
 
 
 # ---------------------------------------------------------------- a new session
@@ -258,19 +271,28 @@ def planned_card(bank, item, where: str) -> PlannedCard:
     if not isinstance(wanted, dict):
         raise InterviewError("scenario must be an object: a variant and the inputs to change", f"{where}.scenario")
     overrides = dict(wanted)
-    variant = _variant(card, overrides.pop("variant", None), f"{where}.scenario.variant")
-    try:
-        scenario = resolve_scenario(card, variant, overrides)
-        card_view(card, scenario, set(card.stage_names), in_order=False)
-    except CalcError as error:
-        raise InterviewError(error.message, f"{where}.scenario" + (f".{error.field}" if error.field else "")) from None
-    except CardError as error:
-        raise InterviewError(f"this card cannot be shown in that scenario: {error.diagnostic.message}",
-                             f"{where}.scenario") from None
+    variant = variant_choice(card, overrides.pop("variant", None), f"{where}.scenario.variant")
+    scenario = checked_scenario(card, variant, overrides, f"{where}.scenario")
     return PlannedCard(card.id, scenario.variant, scenario.overrides)
 
 
-def _variant(card: Card, raw, field: str) -> int | None:
+def checked_scenario(card: Card, variant: int | None, overrides: dict, where: str,
+                     pool_rule: str | None = None) -> Scenario:
+    """The card's scenario with a variant and changes, checked as an interview needs it: inside the
+    card's space, one vLLM would start, and every stage renders in it. Else an InterviewError
+    naming ``<where>.<field>``."""
+    try:
+        scenario = resolve_scenario(card, variant, overrides, pool_rule)
+        card_view(card, scenario, set(card.stage_names), in_order=False)
+    except CalcError as error:
+        raise InterviewError(error.message, where + (f".{error.field}" if error.field else "")) from None
+    except CardError as error:
+        raise InterviewError(f"this card cannot be shown in that scenario: {error.diagnostic.message}",
+                             where) from None
+    return scenario
+
+
+def variant_choice(card: Card, raw, field: str) -> int | None:
     """A variant by its index or its name; None or "" is the card's own scenario."""
     if raw is None or raw == "":
         return None

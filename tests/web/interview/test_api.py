@@ -223,7 +223,8 @@ def test_a_session_made_with_the_form_opens_its_console(client):
         "variant.kv-pool-users": "1", "input.kv-pool-users.tensor_parallel_size": "2"})
     assert response.status_code == 303 and "/interview/i/" in response.location
     page = client.get(response.location).text
-    assert "Grace" in page and "Qwen3-8B with an FP8 KV cache" in page and "tensor_parallel_size = 2" in page
+    assert "Grace" in page and "Qwen3-8B with an FP8 KV cache" in page
+    assert '<dt>Tensor parallel</dt><dd>2 <span class="source">set by the interviewer</span>' in page
 
 
 def test_the_form_says_what_is_wrong(client):
@@ -234,9 +235,21 @@ def test_the_form_says_what_is_wrong(client):
     assert "not written for deepseek-ai/DeepSeek-V3" in response.text and 'value="Grace"' in response.text
 
 
-def test_the_form_without_a_ticked_card_takes_every_card_listed(client):
+def test_the_form_without_a_ticked_card_is_refused_with_a_message(client, app):
+    """Issue 18: ticking no card made an interview of every card listed, without a word."""
     token = form_token(client.get("/interview/new?tag=capacity").text)
     response = client.post("/interview/new", data={"csrf_token": token, "candidate": "Grace",
+                                                   "listed": ["kv-pool-users"]})
+    assert response.status_code == 400
+    assert "tick at least one card to ask" in response.text and 'value="Grace"' in response.text
+    with app.app_context():
+        from quizapp.web.storage import get_db
+        assert get_db().execute("SELECT COUNT(*) FROM interviews").fetchone()[0] == 0
+
+
+def test_the_form_s_all_button_takes_every_card_listed(client):
+    token = form_token(client.get("/interview/new?tag=capacity").text)
+    response = client.post("/interview/new", data={"csrf_token": token, "candidate": "Grace", "all": "1",
                                                    "listed": ["kv-pool-users"]})
     state = client.get(response.location + "/state").get_json()
     assert [c["id"] for c in state["cards"]] == ["kv-pool-users"]

@@ -125,11 +125,42 @@ def test_the_candidate_page_has_no_controls_no_calculator_and_no_links_to_the_ba
     assert "/interview/i/" not in page  # nothing of the interviewer's
 
 
-def test_follow_up_questions_appear_with_the_full_answer_but_not_their_answers(client, interviewer, session):
-    interviewer.post(session["interviewer_url"] + "/reveal", {"card": "kv-pool-users", "stage": "full"})
-    shown = text_of(client.get(session["candidate_url"] + "/state").get_json()["html"])
-    assert "What happens to a request that needs more blocks than are free?" in shown
-    assert "It waits in the queue" not in shown
+FOLLOW_UP_QUESTIONS = ("What happens to a request that needs more blocks than are free?",
+                       "Why does the mixture-of-experts model use less KV memory per token than the dense model?",
+                       "How do you check your count after a start?", "What is the cost of the FP8 KV cache?")
+
+
+def test_no_follow_up_question_reaches_the_candidate_until_it_is_asked(client, interviewer, session):
+    """Issue 18: the full answer revealed, the candidate's page, state and stream hold no follow-up
+    question; asked, one question arrives, without its expected answer and without the others."""
+    url, candidate = session["interviewer_url"], session["candidate_url"]
+    interviewer.post(url + "/reveal", {"card": "kv-pool-users", "stage": "full"})
+    received = everything_the_candidate_gets(client, candidate)
+    assert "KV bytes per token = layers" in received  # the full answer is there
+    for question in FOLLOW_UP_QUESTIONS:
+        assert question not in received, question
+    assert "Follow-up" not in text_of(client.get(candidate + "/state").get_json()["html"])
+
+    assert interviewer.post(url + "/ask", {"card": "kv-pool-users", "stage": "followup-1"}).status_code == 200
+    received = everything_the_candidate_gets(client, candidate)
+    assert FOLLOW_UP_QUESTIONS[0] in received
+    for question in FOLLOW_UP_QUESTIONS[1:]:
+        assert question not in received, question
+    assert "It waits in the queue" not in received  # its expected answer stays on the console
+    state = client.get(candidate + "/state").get_json()
+    assert state["asked"] == ["followup-1"] and state["announce"]["asked"] == {
+        "followup-1": "The interviewer asks follow-up 1."}
+
+
+def test_only_a_follow_up_is_asked_and_asking_twice_keeps_the_first_time(client, interviewer, session):
+    url = session["interviewer_url"]
+    refused = interviewer.post(url + "/ask", {"card": "kv-pool-users", "stage": "short"})
+    assert refused.status_code == 400 and refused.get_json()["field"] == "stage"
+    first = interviewer.post(url + "/ask", {"card": "kv-pool-users", "stage": "followup-2"}).get_json()
+    again = interviewer.post(url + "/ask", {"card": "kv-pool-users", "stage": "followup-2"}).get_json()
+    [card] = again["cards"]
+    assert card["asked"] == first["cards"][0]["asked"] and "followup-2" in card["asked"]
+    assert card["asked_text"]["followup-2"].startswith("Asked on the candidate's screen since")
 
 
 def test_the_end_reaches_the_candidate_and_nothing_more_is_shown(client, interviewer, session):
@@ -150,4 +181,5 @@ def test_the_candidates_state_words_its_announcements_for_what_is_shown_only(cli
     said = client.get(session["candidate_url"] + "/state").get_json()["announce"]
     assert said == {"card": "Question 1 is on the screen.", "ended": "The interview has ended.",
                     "stages": {"short": "The interviewer showed the short answer.",
-                               "followup-2": "The interviewer showed the expected answer to follow-up 2."}}
+                               "followup-2": "The interviewer showed the expected answer to follow-up 2."},
+                    "asked": {}}  # follow-up 2's question came with its expected answer

@@ -48,11 +48,15 @@ def test_the_markdown_download_holds_them_too(client, ended):
     assert re.fullmatch(r'attachment; filename="interview-ada-lovelace-\d{4}-\d{2}-\d{2}\.md"',
                         response.headers["Content-Disposition"])
     text = response.get_data(as_text=True)
-    for fragment in ("# Interview: Ada Lovelace", "**Strong yes**", "Reasons from the formula, checks results\\.",
+    for fragment in ("# Interview: Ada Lovelace", "**Strong yes**", "Reasons from the formula, checks results.",
                      "| Short answer |", "| 3 solid |", "| 2 partial |", "| 4 beyond |",
-                     "The maximum concurrency in the log is the user limit.", "Counted the null block unprompted\\.",
-                     "Calm and structured throughout\\.", "    24096 tokens / 640 = 37", "KV pool:** 24,096 tokens"):
+                     "The maximum concurrency in the log is the user limit.", "Counted the null block unprompted.",
+                     "Calm and structured throughout.", "    24096 tokens / 640 = 37",
+                     "KV pool:** 24,096 tokens (logged)", "| Follow-up 1 (L2 Working) |"):
         assert fragment in text, fragment
+    # Issue 18: only what Markdown would read as syntax is escaped; ordinary punctuation stays.
+    for over_escaped in ("\\.", "\\-", "\\(", "\\)", "max\\_", "\\,"):
+        assert over_escaped not in text, over_escaped
 
 
 def test_the_print_view_puts_each_card_on_its_own_page(client, ended):
