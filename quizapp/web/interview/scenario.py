@@ -75,10 +75,9 @@ def _pool_rows(scenario: Scenario, text: dict, source) -> list[dict]:
     if rule == "tokens" and not scenario.held:
         logged = source("pool_tokens")
         return [_row("KV pool", f"{tokens} tokens", "logged" if logged == "the card's scenario" else logged)]
-    if rule == "tokens":
-        measured = f"{fmt.commas(scenario.stated_pool_tokens)} tokens" if scenario.stated_pool_tokens else "the logged pool"
-        return [_row("KV pool", f"{tokens} tokens", f"{COMPUTED}: the bytes of the {measured} logged, "
-                                                    f"{text.get('kv_cache_memory_bytes', '?')}, counted for this model")]
+    if rule == "tokens":  # the logged pool keeps its bytes; its tokens are counted again
+        return [_row("KV pool", f"{tokens} tokens ({text.get('kv_cache_memory_bytes', '?')})",
+                     f"{COMPUTED}: the logged pool's bytes, counted for this model")]
     if rule == "bytes":
         return [_row("KV pool pinned", text.get("kv_cache_memory_bytes", "?"), source("kv_cache_memory_bytes")),
                 _row("KV pool", f"{tokens} tokens", COMPUTED)]

@@ -41,7 +41,7 @@ def test_the_console_says_where_each_figure_comes_from(client, session, intervie
     # The logged pool keeps its 3,553,099,776 B: Llama 3.1 8B takes 32 × 8 × 128 × 2 × 2 = 131,072 B a
     # token, so ⌊3,553,099,776 ÷ 131,072⌋ = 27,108 tokens, in whole blocks of 16: 27,104. Not logged.
     value, source = shown["KV pool"]
-    assert value == "27,104 tokens" and source.startswith("computed for this scenario")
+    assert value == "27,104 tokens (3.31 GiB)" and source.startswith("computed for this scenario")
 
 
 def test_a_scenario_change_over_the_api_reaches_the_candidate_and_the_report(client, session, interviewer):
