@@ -140,12 +140,15 @@
     form.dataset.bound = "1";
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
+      if (form.dataset.sending) return;  // a key pressed twice reveals the stage once
+      form.dataset.sending = "1";
       const action = form.getAttribute("action").split("?")[0] + "?" + scenarioQuery();
       pending = Symbol();  // a recalculation still in flight must not undo this reveal
       try {
         const data = await fetchJSON(action, { method: "POST", body: new FormData(form) });
         apply(data, { force: true });
       } catch (err) {
+        delete form.dataset.sending;
         if (err.status === 409) showRefusal(form, err.message);
         else form.submit();
       }
@@ -203,7 +206,7 @@
     const button = page.querySelector('button[data-key="' + name + '"]:not([disabled])');
     if (!button || !/^(next|[1-4])$/.test(name)) return;
     event.preventDefault();
-    button.click();
+    if (!button.form.dataset.sending) button.click();
   });
 
   // The scenario bar drives the calculator's own fields: a change there is the same change in the
