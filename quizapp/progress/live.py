@@ -65,12 +65,18 @@ def _show(db: Database, interview_id: str, card_id: str, at: str) -> None:
 def reveal(db: Database, interview_id: str, card_id: str, stage: str, moment: datetime | None = None) -> None:
     """Show a stage on the candidate's screen (and its card, if another one is there). Once is enough:
     revealing it again keeps the first time."""
+    _on_screen(db, "interview_reveals", interview_id, card_id, stage, moment)
+
+
+def _on_screen(db: Database, table: str, interview_id: str, card_id: str, stage: str, moment) -> None:
+    """Put a stage (``interview_reveals``) or a follow-up's question (``interview_asks``) on the
+    candidate's screen, with its card, the first time only."""
     at = iso(moment or now_utc())
     with write(db):
         _open_session(db, interview_id, card_id, live=True)
         _show(db, interview_id, card_id, at)
-        added = db.execute("INSERT OR IGNORE INTO interview_reveals (interview_id, card_id, stage, at) "
-                           "VALUES (?, ?, ?, ?)", [interview_id, card_id, stage, at]).rowcount
+        added = db.execute(f"INSERT OR IGNORE INTO {table} (interview_id, card_id, stage, at) VALUES (?, ?, ?, ?)",
+                           [interview_id, card_id, stage, at]).rowcount
         if added:
             _changed(db, interview_id, for_candidate=True)
 
@@ -169,14 +175,7 @@ def end(db: Database, interview_id: str, moment: datetime | None = None) -> None
 def ask(db: Database, interview_id: str, card_id: str, stage: str, moment: datetime | None = None) -> None:
     """Put a follow-up's question on the candidate's screen (and its card); its expected answer
     stays on the console until it is revealed. Once is enough: asking again keeps the first time."""
-    at = iso(moment or now_utc())
-    with write(db):
-        _open_session(db, interview_id, card_id, live=True)
-        _show(db, interview_id, card_id, at)
-        added = db.execute("INSERT OR IGNORE INTO interview_asks (interview_id, card_id, stage, at) "
-                           "VALUES (?, ?, ?, ?)", [interview_id, card_id, stage, at]).rowcount
-        if added:
-            _changed(db, interview_id, for_candidate=True)
+    _on_screen(db, "interview_asks", interview_id, card_id, stage, moment)
 
 
 def change_scenario(db: Database, interview_id: str, card_id: str, sent: dict, variant: int | None,
