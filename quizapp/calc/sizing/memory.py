@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from math import ceil
 
 from .. import fmt
-from ..model.catalog import load_gpu
+from ..hardware.catalog import load_gpu
 from ..errors import CalcError
 from ..inputs import Inputs
 from .refusals import free_memory_text
