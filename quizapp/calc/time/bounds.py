@@ -53,6 +53,7 @@ def build_work(result: Result, layout: Layout) -> Work:
     found = stages(model, layout, inputs.weights_dtype, inputs.pipeline_parallel_size)
     if model.num_attention_heads % tp:
         raise CalcError(f"{model.num_attention_heads} attention heads do not divide by TP {tp}", "tensor_parallel_size")
-    return Work(tuple(stage_work(s, tp, spread, rates, experts, k) for s in found), specs.memory_bandwidth.value,
+    given = inputs.weights_bytes or None
+    return Work(tuple(stage_work(s, tp, spread, rates, experts, k, given) for s in found), specs.memory_bandwidth.value,
                 rates, experts, k, inputs.data_parallel_size if experts else 1, model.num_attention_heads // tp,
                 head_dims(model))

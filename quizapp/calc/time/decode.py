@@ -73,6 +73,9 @@ def _weights_words(result: Result, work: Work, shape: Shape, step: Step) -> str:
     dense = sum(s.dense_bytes for s in work.stages)
     text = (f"{fmt.commas(round(dense))} B: every weight one GPU holds but the embedding table (a step looks up only "
             "its tokens' rows), read once per step whatever the batch")
+    if result.inputs.weights_bytes:
+        text += (f" (weights_bytes {result.inputs.weights_bytes:,} B given: the counted parts scaled to it, the "
+                 "embedding table's share left out)")
     if work.experts:
         experts = sum(s.expert_bytes for s in work.stages)
         tokens = shape.batch * work.token_ranks

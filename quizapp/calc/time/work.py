@@ -44,9 +44,12 @@ class Work:
     head_dims: int  # QK + PV dims of one head
 
 
-def stage_work(stage: Stage, tp: int, expert_ranks: int, rates: Rates, experts: int, top_k: int) -> StageWork:
+def stage_work(stage: Stage, tp: int, expert_ranks: int, rates: Rates, experts: int, top_k: int,
+               given: int | None = None) -> StageWork:
+    """One stage's work; with ``given`` weights on one GPU (weights_bytes), the counted reads scaled to it."""
     read = stage.read
-    dense = float(read.bytes - read.expert_bytes) / tp
+    scale = given / stage.per_gpu(stage.held, tp, expert_ranks) if given is not None else 1.0
+    dense = float(read.bytes - read.expert_bytes) / tp * scale
     matmul = dict(read.matmul)
     active = {LINEAR_WEIGHT: matmul.get(LINEAR_WEIGHT, 0) / tp, PLAIN: matmul.get(PLAIN, 0) / tp,
               EXPERT_WEIGHT: matmul.get(EXPERT_WEIGHT, 0) * (top_k / experts if experts else 0) / tp}
@@ -54,7 +57,7 @@ def stage_work(stage: Stage, tp: int, expert_ranks: int, rates: Rates, experts: 
     counts: dict[LayerSpec, int] = {}
     for spec in stage.layout.layers:
         counts[spec] = counts.get(spec, 0) + 1
-    return StageWork(dense, float(read.expert_bytes) / expert_ranks, seconds, 2 * sum(active.values()),
+    return StageWork(dense, float(read.expert_bytes) / expert_ranks * scale, seconds, 2 * sum(active.values()),
                      tuple(counts.items()), tuple((kind, n) for kind, n in active.items() if n))
 
 

@@ -144,3 +144,13 @@ def test_a_batch_beyond_any_deployment_is_refused():
     with pytest.raises(CalcError) as refused:
         calculate({"model": "Qwen/Qwen3-8B", "gpu": "L4", "batch_size": 10**7})
     assert refused.value.field == "batch_size"
+
+
+def test_nvfp4_70b_reads_what_a_published_per_tensor_count_says():
+    # NVIDIA/dgx-spark-playbooks PR #91: "packed NVFP4 weights plus block scales account for about 38.50 GB/token,
+    # and the BF16 language-model head adds about 2.10 GB/token. The resulting 40.61 GB/token gives an optimistic
+    # 6.72 tokens/s roofline against Spark's 273 GB/s".
+    result = calculate({"model": "meta-llama/Llama-3.1-70B-Instruct", "gpu": "DGX-Spark", "weights_dtype": "nvfp4",
+                        "prompt_tokens": 1, "output_tokens": 1})
+    assert result["decode_weight_bytes"] / 1e9 == pytest.approx(40.61, abs=0.01)
+    assert result["decode_tokens_per_second"] == pytest.approx(6.72, abs=0.01)
