@@ -45,6 +45,9 @@ class Result:
     values: dict[str, Quantity] = field(default_factory=dict)
     checks: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # The time stage's model of the steps (time/bounds.py: its Work and Shape), kept so the charts
+    # redraw the bounds at other batches and prompt lengths; None without time bounds.
+    time_model: Any = None
 
     def __getitem__(self, name: str) -> Any:
         return self.values[name].value

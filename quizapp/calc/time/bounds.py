@@ -37,6 +37,7 @@ def time_bounds(result: Result, layout: Layout) -> None:
     gpu = load_gpu(result.inputs.gpu)
     total = result.get("total_memory_bytes") or gpu["total_memory_bytes"]
     shape = request_shape(result, gpu, total)
+    result.time_model = (work, shape)
     step = decode_values(result, work, shape)
     prefill_values(result, work, shape, step)
     all_reduce(result, work, shape, step)
