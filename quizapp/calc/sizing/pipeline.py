@@ -52,6 +52,7 @@ class Stage:
     layout: Layout
     held: Tensors  # in GPU memory: its layers, embed_tokens on the first, norm and lm_head on the last
     read: Tensors  # read by a forward pass: not the embedding table (only a token's row is looked up)
+    head_params: int = 0  # lm_head's, on the last stage: a prefill computes logits for its last token only
 
     def per_gpu(self, tensors: Tensors, tp: int, expert_ranks: int) -> float:
         """Bytes on one GPU of the stage: routed experts over ``expert_ranks`` GPUs, the rest over TP."""
@@ -77,7 +78,7 @@ def stages(model: ModelConfig, layout: Layout, weights_dtype: str, pp: int) -> l
             held = held + norm + (lm_head if not (tied(model) and first) else Tensors())
         read = body + (norm + lm_head if last else Tensors())
         stage_layout = replace(layout, layers=tuple(specs[i] for i in layers if i in specs), draft_layers=0)
-        found.append(Stage(index, layers, stage_layout, held, read))
+        found.append(Stage(index, layers, stage_layout, held, read, lm_head.params if last else 0))
     return found
 
 

@@ -18,6 +18,24 @@ from .shape import Shape
 from .work import Step, Work
 
 
+def bytes_per_token(result: Result) -> float:
+    """Bytes each GPU sends per token in the tensor-parallel all-reduces (0 at TP 1)."""
+    model, tp = result.model, result.inputs.tensor_parallel_size
+    width = DTYPE_BYTES.get(model_dtype(model)[0], 2)
+    return (2 * model.num_layers + 1) * model.hidden_size * width * 2 * (tp - 1) / tp
+
+
+def prompt_words(result: Result, tokens: int) -> str:
+    """The all-reduces of a prompt's activations, in words, for the prefill bounds (nothing at TP 1)."""
+    tp = result.inputs.tensor_parallel_size
+    if tp == 1:
+        return ""
+    link = gpu_specs(result.inputs.gpu).link(tp)
+    seconds = tokens * bytes_per_token(result) / link.value
+    return (f"; the tensor-parallel all-reduces of its {tokens:,} tokens take {fmt.duration(seconds)} more over "
+            f"{link.kind} at {fmt.bandwidth(link.value)} each way, not in it (engines overlap them differently)")
+
+
 def all_reduce(result: Result, work: Work, shape: Shape, step: Step) -> None:
     inputs, model = result.inputs, result.model
     tp = inputs.tensor_parallel_size
@@ -26,8 +44,7 @@ def all_reduce(result: Result, work: Work, shape: Shape, step: Step) -> None:
         result.add("tp_all_reduce_seconds", 0.0, "s", fmt.duration(0), "tensor_parallel_size 1: no all-reduce")
         return
     width = DTYPE_BYTES.get(model_dtype(model)[0], 2)
-    messages = 2 * model.num_layers + 1
-    per_token = messages * model.hidden_size * width * 2 * (tp - 1) / tp
+    per_token = bytes_per_token(result)
     link = gpu_specs(inputs.gpu).link(tp)
     result.add("tp_all_reduce_bytes_per_token", round(per_token), "B", fmt.kib(round(per_token)),
                f"({model.num_layers} layers × 2 + 1 embedding) all-reduces × {model.hidden_size:,} hidden × {width} B × "

@@ -28,6 +28,8 @@ class StageWork:
     linear_flops: float  # the same in FLOPs
     layers: tuple[tuple[LayerSpec, int], ...]  # the stage's KV layers and how many of each
     active: tuple[tuple[str, float], ...] = ()  # parameters one token multiplies by on one GPU, by kind
+    head_seconds: float = 0.0  # the part of linear_seconds that is lm_head (on the last stage)
+    head_flops: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -57,8 +59,10 @@ def stage_work(stage: Stage, tp: int, expert_ranks: int, rates: Rates, experts: 
     counts: dict[LayerSpec, int] = {}
     for spec in stage.layout.layers:
         counts[spec] = counts.get(spec, 0) + 1
+    head = stage.head_params / tp
     return StageWork(dense, float(read.expert_bytes) / expert_ranks * scale, seconds, 2 * sum(active.values()),
-                     tuple(counts.items()), tuple((kind, n) for kind, n in active.items() if n))
+                     tuple(counts.items()), tuple((kind, n) for kind, n in active.items() if n),
+                     2 * head / rates.by_kind[PLAIN].flops, 2 * head)
 
 
 def head_dims(model: ModelConfig) -> int:
@@ -136,12 +140,15 @@ def decode_step(work: Work, batch: float, context: float) -> Step:
 
 
 def prefill_step(work: Work, prompts: int, tokens: int) -> Step:
-    """``prompts`` prompts of ``tokens`` tokens in one pass: the weights read once, each prompt's KV written."""
+    """``prompts`` prompts of ``tokens`` tokens in one pass: the weights read once, each prompt's KV written,
+    and lm_head for each prompt's last token only (the first output token's logits)."""
     weights = tuple(weights_read(work, s, prompts * tokens) for s in work.stages)
     kv = tuple(prompts * kv_written(s, tokens) for s in work.stages)
     attention = tuple(prompts * sum(n * 2 * pairs(spec, tokens) * work.head_dims * work.heads
                                     for spec, n in s.layers) for s in work.stages)
-    return Step(weights, kv, tuple(prompts * tokens * s.linear_flops + a for s, a in zip(work.stages, attention)),
-                tuple((w + k) / work.bandwidth for w, k in zip(weights, kv)),
-                tuple(prompts * tokens * s.linear_seconds + a / work.rates.attention.flops
+    body = prompts * tokens
+    flops = tuple(body * (s.linear_flops - s.head_flops) + prompts * s.head_flops + a
+                  for s, a in zip(work.stages, attention))
+    return Step(weights, kv, flops, tuple((w + k) / work.bandwidth for w, k in zip(weights, kv)),
+                tuple(body * (s.linear_seconds - s.head_seconds) + prompts * s.head_seconds + a / work.rates.attention.flops
                       for s, a in zip(work.stages, attention)))
