@@ -1,8 +1,10 @@
 """A bounded, thread-safe map that forgets the least recently used entry first.
 
-The caches of the card format use it: a value is kept by what it is computed from (a piece's
-source, a Markdown text), so copies of a card cost little, and memory stays bounded however
-many cards the bank holds; so does the card page, for the panel of a card and scenario.
+The card layer's caches use it (``cards/caches.py``): a value is kept by what it is computed
+from (a piece's source, a Markdown text, a scenario's key), so copies of a card cost little,
+and memory stays bounded however many cards the bank holds; so do a bank's loaded cards and
+the card page, for the panel of a card and scenario. A value is never None (``get`` answers
+None for a key it does not hold).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 // Progressive enhancement for card pages: reveal in place and recalculate live.
-// Every number comes from the server; this script only moves HTML it is given.
+// Every number, sentence and link comes from the server; this script only moves what it is given.
 (function () {
   "use strict";
   const page = document.querySelector(".card-page");
@@ -33,27 +33,16 @@
   }
 
   // An error sits beside its field, in the reader's words; the card above falls back to its
-  // own scenario, which the notice says (the old numbers never stay as if they were current).
-  function showError(error) {
-    const box = document.getElementById("scenario-error");
+  // own scenario, which the server's notice says (the old numbers never stay as if they were current).
+  function showError(error, notice) {
     document.querySelectorAll("#controls .field-error.live").forEach((p) => p.remove());
     document.querySelectorAll("#controls [aria-invalid]").forEach((field) => {
       field.removeAttribute("aria-invalid");
       field.removeAttribute("aria-describedby");
       field.closest(".control").classList.remove("invalid");
     });
-    if (!box) return;
-    if (!error) {
-      box.hidden = true;
-      box.textContent = "";
-      return;
-    }
-    box.hidden = false;
-    box.textContent = error.refused
-      ? "vLLM would refuse to start in that scenario: its message is beside the field " + error.field +
-        " in the calculator. Showing the card's own scenario."
-      : "That scenario cannot be computed: " + error.error + (error.field ? " (field " + error.field + ")" : "") +
-        ". Showing the card's own scenario; the field is marked in the calculator.";
+    replaceOuter("scenario-error", notice);
+    if (!error) return;
     const field = error.field && document.getElementById("in-" + error.field);
     if (field && !document.getElementById("err-" + error.field)) {
       const note = document.createElement("p");
@@ -68,7 +57,7 @@
   }
 
   function apply(data, options) {
-    showError(data.error);
+    showError(data.error, data.notice);
     document.getElementById("question-text").innerHTML = data.question;
     // A half-typed answer and working survive a recalculation (their section is replaced).
     const typing = keepTyping(["answer", "working"]);
@@ -173,8 +162,9 @@
         if (!response.ok) throw new Error((await response.json()).error);
         let note = form.querySelector("p.muted");
         if (!note) { note = document.createElement("p"); note.className = "muted"; form.prepend(note); }
-        note.textContent = "You marked this: " + (value === "knew" ? "knew it" : "did not know it") + ".";
-        idField.value = (window.crypto && crypto.randomUUID) ? crypto.randomUUID() : String(Date.now()) + "-mark";
+        note.textContent = form.dataset[value === "knew" ? "markedKnew" : "markedMissed"];
+        // A new id for the next mark (randomUUID needs a secure context; getRandomValues does not).
+        idField.value = crypto.randomUUID ? crypto.randomUUID() : crypto.getRandomValues(new Uint32Array(4)).join("-");
         say("Recorded.");
       } catch (err) {
         // Fall back to the plain form post, which carries the same event id.
@@ -221,36 +211,29 @@
     link.addEventListener("click", async (event) => {
       event.preventDefault();
       const url = new URL(link.href, window.location.href);
-      const variant = url.searchParams.get("variant");
       const mine = (pending = Symbol());
       try {
         const data = await fetchJSON("/cards/" + encodeURIComponent(cardId) + "/fragment?" + url.searchParams);
         if (mine !== pending) return;
         apply(data, { controls: true, force: true });
-        updateVariantLinks(variant);
+        updateVariantLinks(data);
       } catch (err) {
         window.location.href = link.href;
       }
     });
   }
 
-  function updateVariantLinks(variant) {
+  // The scenario's variant goes with the calculator's form; "Another variant" goes where the server says.
+  function updateVariantLinks(data) {
     const hidden = calcForm.querySelector("input[name=variant]");
-    if (variant === null) {
+    if (data.variant === null) {
       if (hidden) hidden.remove();
     } else {
       const field = hidden || calcForm.appendChild(Object.assign(document.createElement("input"),
         { type: "hidden", name: "variant" }));
-      field.value = variant;
+      field.value = data.variant;
     }
     const next = document.getElementById("next-variant");
-    if (next) {
-      const count = Number(next.dataset.count || "0");
-      const current = variant === null ? -1 : Number(variant);
-      const following = current + 1;
-      const url = new URL(next.href, window.location.href);
-      url.search = following < count ? "?variant=" + following : "";
-      next.href = url.pathname + url.search;
-    }
+    if (next) next.href = data.next_variant_url;
   }
 })();

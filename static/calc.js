@@ -11,8 +11,9 @@
     window.setTimeout(() => { announcer.textContent = text; }, 50);
   }
 
-  // The server's messages beside each input: an error marks it aria-invalid; a refusal is vLLM's words.
-  function markFields(form, errors, refusals) {
+  // The server's messages beside each input: an error marks it aria-invalid; a refusal is vLLM's
+  // words, drawn by the server (refusalsHtml: input -> HTML).
+  function markFields(form, errors, refusalsHtml) {
     form.querySelectorAll(".control[data-field]").forEach((control) => {
       const name = control.dataset.field;
       const id = control.dataset.id;
@@ -25,14 +26,7 @@
       }
       const refusalBox = document.getElementById("ref-" + id);
       if (refusalBox) {
-        refusalBox.textContent = "";
-        for (const message of (refusals || {})[name] || []) {
-          const p = document.createElement("p");
-          const strong = document.createElement("strong");
-          strong.textContent = "vLLM refuses:";
-          p.append(strong, " \u201c" + message + "\u201d");
-          refusalBox.append(p);
-        }
+        refusalBox.innerHTML = (refusalsHtml || {})[name] || "";
         refusalBox.hidden = !refusalBox.childElementCount;
       }
     });
@@ -68,7 +62,7 @@
         replaceTarget(target, data.output);
         const summary = document.getElementById("form-errors");  // the page load's summary; the fields now speak
         if (summary) summary.remove();
-        markFields(form, data.errors || (data.error ? { log: data.error } : {}), data.refusals);
+        markFields(form, data.errors || (data.error ? { log: data.error } : {}), data.refusals_html);
         if (data.url && window.history && window.history.replaceState) window.history.replaceState(null, "", data.url);
         if (options && options.focus) {
           const output = document.getElementById(target);
@@ -102,14 +96,16 @@
     });
   }
 
-  // The config.json form takes the other inputs as they are now, not as the page was drawn.
+  // The config.json form takes the other inputs as they are now, not as the page was drawn; not
+  // the ones that name a model (the server lists them: the config names the model instead).
   const configForm = document.getElementById("config-form");
   const calcForm = document.getElementById("calc-form");
   if (configForm && calcForm) {
+    const modelFields = configForm.dataset.modelFields.split(" ");
     configForm.addEventListener("submit", () => {
       configForm.querySelectorAll("[data-carried]").forEach((field) => field.remove());
       for (const [name, value] of new FormData(calcForm)) {
-        if (name === "model" || name === "kv_bytes_per_token" || value === "") continue;
+        if (modelFields.includes(name) || value === "") continue;
         configForm.append(Object.assign(document.createElement("input"),
           { type: "hidden", name: name, value: value }));
         configForm.lastElementChild.dataset.carried = "1";

@@ -1,6 +1,7 @@
 // The candidate's screen. The server sends the screen's HTML (the question and the stages the
-// interviewer revealed, nothing else) over Server-Sent Events; when the stream is down the page
-// asks /state every second instead. The scratch box is sent a moment after typing stops.
+// interviewer revealed, nothing else) over Server-Sent Events, with what a screen reader is told
+// of each change; when the stream is down the page asks /state every second instead. The
+// scratch box is sent a moment after typing stops.
 (function () {
   "use strict";
   var root = document.querySelector("[data-candidate]");
@@ -16,11 +17,12 @@
   var shown = { version: Number(root.dataset.version), status: root.dataset.status, number: root.dataset.number,
                 stages: root.dataset.stages ? root.dataset.stages.split(" ") : [] };
   var stream = null;
-  var LABELS = { short: "the short answer", full: "the full answer", wrong: "the wrong answers", taught: "where it is taught" };
+  var said = {}; // the latest state's announcements
 
   function announce(text) { document.getElementById("announce").textContent = text; }
 
   function apply(state) {
+    said = state.announce;
     if (state.status !== "ended") connection.textContent = "Live";
     if (state.version < shown.version || (state.version === shown.version && state.status === shown.status)) return;
     var sameCard = String(state.number) === String(shown.number);
@@ -28,22 +30,18 @@
     screen.innerHTML = state.html; // the server's own rendering of card_view
     shown = { version: state.version, status: state.status, number: String(state.number), stages: state.revealed };
     if (state.status === "ended") {
-      announce("The interview has ended.");
+      announce(said.ended);
       scratch.readOnly = true;
       connection.textContent = "";
       if (stream) stream.close();
       return;
     }
-    if (!sameCard && state.number) announce("Question " + state.number + " is on the screen.");
-    else if (added.length) announce("The interviewer showed " + added.map(name).join(", ") + ".");
-    var last = added.length && document.getElementById("shown-" + added[added.length - 1]);
+    if (!sameCard && state.number) announce(said.card);
+    else if (added.length) announce(added.map(function (stage) { return said.stages[stage]; }).join(" "));
+    var last = added.length && document.getElementById("shown-" + added.at(-1));
     var typing = document.activeElement === scratch;
     if (last && !typing) last.scrollIntoView({ block: "nearest", behavior: "smooth" });
     if (!sameCard && !typing) screen.focus({ preventScroll: false });
-  }
-
-  function name(stage) {
-    return LABELS[stage] || (stage.indexOf("followup-") === 0 ? "the expected answer to follow-up " + stage.slice(9) : stage);
   }
 
   function poll() {
@@ -62,13 +60,10 @@
     stream.onopen = function () { connection.textContent = "Live"; };
   }
 
-  // Polling while the stream is not open (and now and then anyway), so the screen is never stale.
-  var polls = 0;
-  setInterval(function () {
-    polls += 1;
-    if (shown.status === "ended") return;
-    if (!stream || stream.readyState !== 1 || polls % 10 === 0) poll().catch(function () {});
-  }, 1000);
+  // Polling while the stream is not open (and every ten seconds anyway), so the screen is never stale.
+  function pollNow() { if (shown.status !== "ended") poll().catch(function () {}); }
+  setInterval(function () { if (!stream || stream.readyState !== 1) pollNow(); }, 1000);
+  setInterval(pollNow, 10000);
   if (shown.status !== "ended") connect();
 
   // ------------------------------------------------------------ the scratch box
@@ -91,8 +86,12 @@
       } else if (response.status === 400 && !retried) {
         return poll().then(function () { send(true); }); // a fresh CSRF token, then again
       } else {
-        saved.textContent = response.status === 409 ? "The interview has ended" : "Not sent; trying again";
-        if (response.status !== 409) timer = setTimeout(send, 2000);
+        if (response.status === 409) {
+          poll().then(function () { saved.textContent = said.ended; }, function () {}); // the screen says so too
+        } else {
+          saved.textContent = "Not sent; trying again";
+          timer = setTimeout(send, 2000);
+        }
       }
       if (again) { again = false; send(); }
     }, function () {

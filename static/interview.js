@@ -1,7 +1,8 @@
 // The interview console. Every control is a plain form that works without this script; the
 // script sends each action as JSON (with the CSRF token in X-CSRFToken) and keeps the page to
-// the server's state, fetched every second, so a second tab shows the same. The clocks only
-// display the server's elapsed times. Text that people typed is only ever set as textContent.
+// the server's state, fetched every second, so a second tab shows the same. Every text it shows
+// comes from that state (its *_text fields: the clocks, the status, the note times), so it reads
+// as the page without the script reads. Text that people typed is only ever set as textContent.
 (function () {
   "use strict";
   var root = document.querySelector("[data-console]");
@@ -11,10 +12,9 @@
   var base = root.dataset.base;
   var cardId = root.dataset.card;
   var csrf = document.querySelector('meta[name="csrf-token"]').content;
+  var notSaved = root.dataset.notSaved; // the page's word for an action the server refused
   var state = null;
-  var fetchedAt = 0; // performance.now() when `state` arrived
-  var pending = 0; // actions on their way: a poll must not undo what the interviewer just did
-  var STATUS = { waiting: "Not started", live: "Live", ended: "Ended" };
+  var pending = new Set(); // actions on their way: a poll must not undo what the interviewer just did
 
   function q(selector) { return root.querySelector(selector); }
   function qa(selector) { return Array.prototype.slice.call(root.querySelectorAll(selector)); }
@@ -34,70 +34,50 @@
   }
 
   function refresh() {
-    return request(base + "/state", { method: "GET" }).then(function (s) { if (!pending) apply(s); });
+    return request(base + "/state", { method: "GET" }).then(function (s) { if (!pending.size) apply(s); });
   }
 
   function post(url, data, retried) {
-    pending += 1;
+    var mine = {};
+    pending.add(mine);
     return request(url, {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
       body: JSON.stringify(data)
     }).then(function (s) {
-      pending -= 1;
+      pending.delete(mine);
       apply(s);
       return s;
     }, function (error) {
-      pending -= 1;
+      pending.delete(mine);
       if (!retried && error && error.status === 400 && /CSRF/i.test(error.error || "")) {
         // The token expired (an interview can outlast it): fetch a fresh one and send again.
         return refresh().then(function () { return post(url, data, true); });
       }
-      announce("Not saved: " + ((error && error.error) || "the server did not answer") + ".");
+      announce(notSaved + ": " + ((error && error.error) || "the server did not answer") + ".");
       throw error;
     });
   }
 
   // ------------------------------------------------------------ showing the state
 
-  function clock(at) {
-    if (!at) return "";
-    var text = at.slice(11, 19) + " UTC";
-    if (state && state.started_at) {
-      var seconds = Math.max(0, Math.floor((Date.parse(at) - Date.parse(state.started_at)) / 1000));
-      text += " (+" + Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0") + ")";
-    }
-    return text;
-  }
-
-  function duration(ms) {
-    var seconds = Math.floor(ms / 1000);
-    var hours = Math.floor(seconds / 3600);
-    var minutes = Math.floor(seconds / 60) % 60;
-    var rest = String(seconds % 60).padStart(2, "0");
-    return hours ? hours + ":" + String(minutes).padStart(2, "0") + ":" + rest : minutes + ":" + rest;
-  }
-
-  function tick() {
-    if (!state) return;
-    var extra = performance.now() - fetchedAt;
-    var live = state.status === "live";
+  // The clocks move with each state the server sends (every second while the page is in view).
+  function showClocks(s) {
     var session = q('[data-timer="session"]');
-    if (session) session.textContent = duration(state.elapsed_ms + (live ? extra : 0));
-    state.cards.forEach(function (c) {
+    if (session) session.textContent = s.elapsed_text;
+    s.cards.forEach(function (c) {
       var el = q('[data-timer-card="' + c.id + '"]');
-      if (el) el.textContent = duration(c.time_ms + (live && state.current === c.id ? extra : 0));
+      if (el) el.textContent = c.time_text;
     });
   }
 
   function apply(s) {
     if (state && s.version < state.version) return; // an older answer overtaken by a newer one
     state = s;
-    fetchedAt = performance.now();
     if (s.csrf_token) csrf = s.csrf_token;
     var ended = s.status === "ended";
     var status = q("[data-status]");
-    status.textContent = STATUS[s.status];
+    status.textContent = s.status_text;
     status.className = "status status-" + s.status;
     q("[data-ended-banner]").hidden = !ended;
     qa("[data-action=end] button, [data-action=show] button").forEach(function (b) { b.disabled = ended; });
@@ -105,8 +85,7 @@
       var badge = q('[data-on-screen="' + c.id + '"]');
       if (badge) badge.hidden = !(s.current === c.id && !ended);
       var count = q('[data-score-count="' + c.id + '"]');
-      var scored = Object.keys(c.scores).length;
-      if (count) count.textContent = scored ? scored + " scored" : "";
+      if (count) count.textContent = c.scored_text;
     });
     var card = s.cards.filter(function (c) { return c.id === cardId; })[0];
     var show = q("[data-show]");
@@ -116,63 +95,47 @@
     if (card) applyCard(card, ended);
     renderNotes(s);
     q("[data-scratch]").textContent = s.scratch;
-    q("[data-scratch-at]").textContent = s.scratch_at ? "Updated " + clock(s.scratch_at) : "Nothing typed yet.";
+    q("[data-scratch-at]").textContent = s.scratch_at_text;
     qa('input[name="recommendation"]').forEach(function (r) { r.checked = r.value === s.recommendation; });
     var reason = document.getElementById("reason");
     if (reason && document.activeElement !== reason && !reasonTimer) reason.value = s.reason;
-    tick();
+    showClocks(s);
   }
 
   function applyCard(card, ended) {
     qa("[data-reveal]").forEach(function (b) { b.hidden = Boolean(card.reveals[b.dataset.reveal]) || ended; });
-    qa("[data-shown-at]").forEach(function (el) {
-      var at = card.reveals[el.dataset.shownAt];
-      el.textContent = at ? "On the candidate's screen since " + clock(at) : "";
-    });
+    qa("[data-shown-at]").forEach(function (el) { el.textContent = card.shown_text[el.dataset.shownAt] || ""; });
     qa("[data-score]").forEach(function (set) {
       var value = card.scores[set.dataset.score];
       set.querySelectorAll('button[name="score"]').forEach(function (b) {
-        if (b.value) b.setAttribute("aria-pressed", String(Number(b.value) === value));
+        if (b.value) b.setAttribute("aria-pressed", String(b.value === String(value)));
       });
     });
     qa("[data-signal]").forEach(function (box) { box.checked = card.signals.indexOf(box.dataset.signal) >= 0; });
   }
 
+  // Each note is a copy of the page's <template id="note-template"> (the markup the page draws a
+  // note with, its delete form included), filled with the note's fields from the state.
   var notesShown = null;
+  var noteTemplate = document.getElementById("note-template");
   function renderNotes(s) {
-    var signature = JSON.stringify(s.notes.map(function (n) { return [n.id, n.text, n.at]; }));
+    var signature = JSON.stringify(s.notes.map(function (n) { return [n.id, n.text, n.at_text, n.card_text]; }));
     if (signature === notesShown) return;
     notesShown = signature;
-    var numbers = {};
-    s.cards.forEach(function (c) { numbers[c.id] = c.number; });
     var list = q("[data-notes]");
     list.textContent = "";
     s.notes.forEach(function (note) {
-      var item = document.createElement("li");
-      var head = document.createElement("div");
-      head.className = "note-head";
+      var item = noteTemplate.content.firstElementChild.cloneNode(true);
       item.dataset.note = note.id;
-      head.appendChild(span("note-time", clock(note.at)));
-      if (note.card) head.appendChild(span("note-card", "card " + (numbers[note.card] || "?")));
-      var remove = document.createElement("button");
-      remove.type = "button";
-      remove.className = "link-button";
-      remove.dataset.deleteNote = note.id;
-      remove.setAttribute("aria-label", "Delete this note");
-      remove.textContent = "Delete";
-      head.appendChild(remove);
-      item.appendChild(head);
-      item.appendChild(span("note-text", note.text));
+      item.querySelector(".note-time").textContent = note.at_text;
+      var card = item.querySelector(".note-card");
+      if (note.card_text) card.textContent = note.card_text;
+      else card.remove();
+      item.querySelector("input[name=note]").value = note.id;
+      item.querySelector(".note-text").textContent = note.text;
       list.appendChild(item);
     });
     q("[data-no-notes]").hidden = s.notes.length > 0;
-  }
-
-  function span(className, text) {
-    var el = document.createElement("span");
-    el.className = className;
-    el.textContent = text;
-    return el;
   }
 
   // ------------------------------------------------------------ the controls
@@ -194,8 +157,6 @@
     var data = fields(form, event.submitter);
     var url = form.getAttribute("action");
     if (action === "signals") return; // each tick is sent as it changes
-    if (action === "score") data.score = data.score === "" ? null : Number(data.score);
-    if (action === "delete-note") data.note = Number(data.note);
     if (action === "recommendation") return saveRecommendation();
     if (action === "note") return addNote(form, data, url);
     if (action === "end") {
@@ -205,11 +166,17 @@
       var choice = fields(q("form[data-action=recommendation]"), null);
       data = { recommendation: choice.recommendation || null, reason: choice.reason || "" };
     }
-    post(url, data).then(function () {
+    post(url, data).then(function (s) {
       if (action === "end") window.location.href = base + "/report";
-      if (action === "reveal") announce("Shown to the candidate.");
+      if (action === "reveal") announce(shownText(s, data.card, data.stage));
     }).catch(function () {});
   });
+
+  // "On the candidate's screen since …", as the state says it of a stage just revealed.
+  function shownText(s, card, stage) {
+    var shown = s.cards.filter(function (c) { return c.id === card; })[0];
+    return (shown && shown.shown_text[stage]) || "";
+  }
 
   root.addEventListener("change", function (event) {
     var box = event.target.closest("[data-signal]");
@@ -222,8 +189,6 @@
   });
 
   root.addEventListener("click", function (event) {
-    var remove = event.target.closest("[data-delete-note]");
-    if (remove) post(base + "/note/delete", { note: Number(remove.dataset.deleteNote) }).catch(function () {});
     var copy = event.target.closest("[data-copy]");
     if (copy) copyLink(copy);
   });
@@ -231,7 +196,8 @@
   function copyLink(button) {
     var input = document.getElementById(button.dataset.copy);
     input.select();
-    var done = function () { button.textContent = "Copied"; setTimeout(function () { button.textContent = "Copy"; }, 2000); };
+    var label = button.textContent; // the page's word for it, put back after a moment
+    var done = function () { button.textContent = "Copied"; setTimeout(function () { button.textContent = label; }, 2000); };
     if (navigator.clipboard) navigator.clipboard.writeText(input.value).then(done, function () {});
     else if (document.execCommand("copy")) done();
   }
@@ -267,8 +233,8 @@
     var form = q("form[data-action=recommendation]");
     var data = fields(form, null);
     post(form.getAttribute("action"), { recommendation: data.recommendation || null, reason: data.reason || "" })
-      .then(function (s) { saved.textContent = "Saved " + s.server_time.slice(11, 19) + " UTC"; }, function () {
-        saved.textContent = "Not saved";
+      .then(function (s) { saved.textContent = "Saved " + s.server_clock; }, function () {
+        saved.textContent = notSaved;
       });
   }
   var reason = document.getElementById("reason");
@@ -287,5 +253,4 @@
     refresh().catch(function () {}).then(function () { setTimeout(poll, wait); });
   }
   poll();
-  setInterval(tick, 1000);
 })();

@@ -1,18 +1,16 @@
-// Rewrites <time datetime="…" data-relative> into the reader's own time: "in 9 minutes",
-// "tomorrow 09:30", in the browser's locale. The server's UTC text stays when this does not run.
+// Rewrites <time datetime="…" data-relative="…"> into the reader's own time. Within the hour the
+// server has said it ("in 9 minutes", in data-relative); beyond, this script says the day and the
+// clock time in the browser's time zone and locale ("tomorrow 09:30"), which only the browser
+// knows. The server's UTC text stays when this does not run.
 (function () {
   "use strict";
-  var MINUTE = 60 * 1000;
 
   function sameDay(a, b) {
     return a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() && a.getDate() === b.getDate();
   }
 
-  function say(when, now) {
-    var minutes = Math.round((when - now) / MINUTE);
+  function localDay(when, now) {
     var clock = when.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
-    if (minutes <= 0) return "now";
-    if (minutes < 60) return "in " + minutes + " minute" + (minutes === 1 ? "" : "s");
     if (sameDay(when, now)) return "today " + clock;
     var tomorrow = new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1);
     if (sameDay(when, tomorrow)) return "tomorrow " + clock;
@@ -22,8 +20,8 @@
   var now = new Date();
   document.querySelectorAll("time[data-relative]").forEach(function (node) {
     var when = new Date(node.getAttribute("datetime"));
-    if (isNaN(when.getTime())) return;
+    if (isNaN(when)) return;
     node.title = when.toLocaleString();
-    node.textContent = say(when, now);
+    node.textContent = node.dataset.relative || localDay(when, now);
   });
 })();

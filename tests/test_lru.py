@@ -35,3 +35,12 @@ def test_threads_share_it_and_it_never_holds_more_than_its_size():
     for t in threads:
         t.join()
     assert len(cache) == 50
+
+
+def test_clear_forgets_every_entry_and_the_next_get_makes_it_again():
+    cache, made = LRU(4), []
+    cache.get_or_make("a", lambda: made.append("a") or 1)
+    cache.clear()
+    assert len(cache) == 0 and "a" not in cache
+    assert cache.get_or_make("a", lambda: made.append("again") or 2) == 2
+    assert made == ["a", "again"]

@@ -19,12 +19,13 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .caches import VERDICTS
 from .card import Card
 from .diagnostics import CardError, Diagnostic
 from .index import CardEntry, read_entry, unreadable
 from .load.card_file import load_card
 from ..lru import LRU
-from .template.sandbox import render_budget
+from .template.limits import render_budget
 
 log = logging.getLogger("quizapp.cards")
 
@@ -286,23 +287,18 @@ def _load(entry: CardEntry) -> tuple[Card | None, list[Diagnostic]]:
             log.exception("unexpected error loading %s", entry.path)
         diagnostics = unreadable(entry.path, error)
         if isinstance(error, CardError):
-            _VERDICTS.put(entry.content, (entry.path, diagnostics))
+            VERDICTS.put(entry.content, (entry.path, diagnostics))
         return None, diagnostics
     if card.id != entry.id:  # the file changed since it was indexed: the next look reads it again
         return None, [Diagnostic(entry.path, 1, "error", "the file changed while it was loaded; reload the page")]
-    _VERDICTS.put(entry.content, (entry.path, []))
+    VERDICTS.put(entry.content, (entry.path, []))
     return replace(card, mtime=entry.mtime), []
-
-
-# What loading a text found, kept by the text with its id set aside (``index.content_key``):
-# the display path it was loaded under, and its diagnostics.
-_VERDICTS: LRU[tuple[str, list[Diagnostic]]] = LRU(20_000)
 
 
 def _known_verdict(entry: CardEntry) -> list[Diagnostic] | None:
     """The diagnostics of a text loaded before (under another file name), as this file's: None when
     it was not."""
-    known = _VERDICTS.get(entry.content)
+    known = VERDICTS.get(entry.content)
     if known is None:
         return None
     path, diagnostics = known

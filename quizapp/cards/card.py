@@ -1,6 +1,8 @@
-"""A card as the app holds it once loaded: its checked front matter, its compiled pieces, its stages.
+"""A card as the app holds it once loaded: its checked front matter, its pieces, its stages.
 
-``loader.load_card`` builds one from a file; this module only describes what it holds.
+``load.card_file.load_card`` builds one from a file; this module only describes what it holds.
+A card is plain data: its pieces' compiled templates and its renders are kept by the renderer
+(``template.compile``, ``template.render``), in the card layer's caches (``caches.py``).
 """
 
 from __future__ import annotations
@@ -8,22 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..lru import LRU
 from .diagnostics import Diagnostic
 
-# Rendered pieces a card keeps (pieces × scenarios): a few megabytes at most.
-RENDERS_KEPT = 4096
-
 if TYPE_CHECKING:
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-    from .template.render import Rendered
     from .space import ScenarioSpace
 
 
 @dataclass(frozen=True)
 class Piece:
-    """One compiled Markdown template: a section body, a follow-up question, a rebuttal …"""
+    """One Markdown template of a card: a section body, a follow-up question, a rebuttal …"""
 
     key: str
     line: int
@@ -60,6 +55,7 @@ class Card:
     id: str
     path: str
     mtime: float
+    version: str  # a digest of the file's text (caches.card_version): what its renders are kept by
     title: str
     roles: list[str]
     tags: list[str]
@@ -76,9 +72,6 @@ class Card:
     interview_only: bool = False  # shown only to interviewers, and to readers with the author tools
     rubric: dict[str, list[str]] | None = None  # level name -> the points a candidate at that level makes
     warnings: list[Diagnostic] = field(default_factory=list)
-    env: ImmutableSandboxedEnvironment | None = field(repr=False, default=None)  # holds the compiled pieces
-    # Each piece rendered per scenario, bounded (a reader may ask for any number of scenarios).
-    render_cache: LRU[Rendered] = field(repr=False, default_factory=lambda: LRU(RENDERS_KEPT))
 
     @property
     def levels(self) -> list[str]:

@@ -2,26 +2,24 @@
 
 A card's entry is its front matter's listing keys and its question's Markdown: what the bank
 page, its search and its filters need. Reading one costs a YAML parse and a split into
-sections; compiling and render-checking the card (``loader.load_card``) costs a hundred times
-more, and waits until the card is opened or validated (``bank.py``).
+sections; compiling and render-checking the card (``load.card_file.load_card``) costs a hundred
+times more, and waits until the card is opened or validated (``bank.py``).
 
 An entry depends only on the file's text, and on the card's id only where the id is written,
-so an entry is kept by the text with its id line set aside (``content_key``): copies of a card
-are read once.
+so an entry is kept by the text with its id line set aside (``caches.content_key``): copies of
+a card are read once.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .caches import ENTRIES, content_key
 from .card import Variant, search_text
 from .diagnostics import CardError, Diagnostic
-from .load.front_matter import ID_PATTERN, check_interview_only, check_listing, check_scenario, check_space, check_variants
-from ..lru import LRU
+from .load.front_matter import check_interview_only, check_listing, check_scenario, check_space, check_variants
 from .load.sections import build_sections
 from .load.source import read_card, split_card
 from .space import ScenarioSpace
@@ -53,31 +51,14 @@ class CardEntry:
         return search_text(self.title, self.roles, self.tags, self.question)
 
 
-# The id line, top level in the front matter: its value is the one part of a card's text that
-# makes a copy of a card a different card.
-ID_LINE = re.compile(r"^id:[ \t]*([a-z0-9][a-z0-9-]{0,79})[ \t]*$", re.M)
-ID_PLACEHOLDER = "\x00id\x00"
-
-
-def content_key(text: str) -> tuple[str, str | None]:
-    """A digest of the card's text with its id's value set aside, and that id (None when the
-    front matter has no plain ``id: value`` line: then the whole text is the key)."""
-    end = text.find("\n---", 3)
-    match = ID_LINE.search(text, 0, end if end > 0 else len(text))
-    if match is None or not ID_PATTERN.match(match[1]):
-        return hashlib.sha1(text.encode()).hexdigest(), None
-    normal = text[:match.start(1)] + ID_PLACEHOLDER + text[match.end(1):]
-    return hashlib.sha1(normal.encode()).hexdigest(), match[1]
-
-
 def read_entry(file: Path, shown: str) -> CardEntry:
     """The card's entry; a CardError when the file cannot be read as a card at all."""
     text = read_card(file, shown)
     mtime = file.stat().st_mtime
     key, card_id = content_key(text)
-    kept = _ENTRIES.get(key)
+    kept = ENTRIES.get(key)
     if kept is None:
-        kept = _ENTRIES.put(key, _entry_from_text(text, file, shown, mtime, key))
+        kept = ENTRIES.put(key, _entry_from_text(text, file, shown, mtime, key))
     return dataclasses.replace(kept, id=card_id if card_id is not None else kept.id, path=shown, file=file,
                                mtime=mtime)
 
@@ -97,11 +78,6 @@ def _entry_from_text(text: str, file: Path, shown: str, mtime: float, key: str) 
     return CardEntry(**listing, path=shown, file=file, mtime=mtime, levels=sorted({f.level for f in draft.follow_ups}),
                      variants=variants, scenario=scenario or {}, space=space, interview_only=interview_only, question=question.source if question else "",
                      id_line=source.line_of("id"), problems=bool(source.problems), content=key)
-
-
-# An entry is a few kilobytes (its question's text): ten thousand distinct cards fit.
-ENTRY_CACHE_LIMIT = 20_000
-_ENTRIES: LRU[CardEntry] = LRU(ENTRY_CACHE_LIMIT)
 
 
 def unreadable(shown: str, error: Exception) -> list[Diagnostic]:

@@ -11,14 +11,14 @@ the card teaches that refusal.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..calc import BY_NAME, CHECK_FIELDS, FIELD_NAMES, CalcError, Inputs, Result, attention_kind, calculate, fmt, \
     gpu_prose_name, parse_field, parse_inputs
+from .caches import COMPUTED, scenario_key
+from ..fields import optional_whole_number
 
 if TYPE_CHECKING:
     from .card import Card
@@ -116,18 +116,11 @@ class Scenario:
         return params
 
 
-def scenario_key(inputs: Inputs) -> str:
-    return json.dumps(inputs.given(), sort_keys=True, default=str)
-
-
-@lru_cache(maxsize=1024)
-def _calculate_cached(key: str) -> Result:
-    return calculate(json.loads(key))
-
-
 def compute(inputs: Inputs) -> tuple[str, Result]:
+    """The scenario key of the inputs and the calculator's result, computed once per key (from
+    the key itself, so the result depends on nothing else)."""
     key = scenario_key(inputs)
-    return key, _calculate_cached(key)
+    return key, COMPUTED.get_or_make(key, lambda: calculate(json.loads(key)))
 
 
 def overrides_from_query(args) -> dict:
@@ -155,13 +148,9 @@ def scenario_from_query(card: Card, args) -> Scenario:
 
 def variant_index(card: Card, raw: str) -> int | None:
     """The ?variant= of a card's URL: empty for the card's own scenario, else 0, 1, …"""
-    raw = raw.strip()
-    if not raw:
-        return None
-    if not re.fullmatch(r"[0-9]{1,4}", raw) or int(raw) >= len(card.variants):
-        choices = f"from 0 to {len(card.variants) - 1}" if card.variants else "absent: this card has no variants"
-        raise CalcError(f"variant must be {choices}", "variant")
-    return int(raw)
+    choices = f"from 0 to {len(card.variants) - 1}" if card.variants else "absent: this card has no variants"
+    return optional_whole_number(raw.strip(), "variant", 0, len(card.variants) - 1,
+                                 message=f"variant must be {choices}", error=CalcError)
 
 
 def resolve_scenario(card: Card, variant: int | None, overrides: dict, pool_rule: str | None = None) -> Scenario:

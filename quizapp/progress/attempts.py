@@ -14,7 +14,7 @@ a grade or reset, are not applied on top: the card's row is rebuilt from its eve
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Iterable
 
@@ -25,27 +25,43 @@ from .db.stored_json import load_object
 
 # The events that end an attempt; the next event starts a new one.
 ENDS = ("grade", "reset")
-# The table's columns after its key, as ``_load`` and ``_store`` read and write them.
-COLUMNS = ("ended_at", "changed_at", "began_at", "opened_at", "revealed", "answer", "answer_detail", "answer_at",
-           "followups")
 
 
 @dataclass(frozen=True)
 class Attempt:
-    """A reader's current attempt at a card: what they did since its last grade or reset."""
+    """A reader's current attempt at a card (what they did since its last grade or reset), as
+    its row in the attempts table holds it: one field per column after the key, times as the
+    events store them (ISO text).
 
-    revealed: tuple[str, ...] = ()      # stages, in the order they were first revealed
-    answer: str | None = ""             # the answer typed last
-    feedback: dict | None = None        # that answer's grade, as its event's detail
-    followups: dict[str, str] = field(default_factory=dict)  # follow-up stage -> "knew" or "missed"
-    opened_at: datetime | None = None   # when the card was first shown in this attempt
-    began_at: datetime | None = None    # its first event: an open, or one sent through the API
-    after: str = ""                     # the time of the grade or reset that ended the one before
+    The first times (``began_at``, ``opened_at``, the order of ``revealed``) never change once
+    set; the last facts (the answer, each follow-up's mark) change with every such event, and
+    carry their time so that a repeat of the same fact still moves ``changed_at``.
+    """
+
+    ended_at: str = ""                   # when the attempt before ended (its grade or reset); "" if none
+    changed_at: str = ""                 # the time of the last event that changed anything here
+    began_at: str | None = None          # its first event: an open, or one sent through the API
+    opened_at: str | None = None         # when the card was first shown in this attempt
+    revealed: tuple[str, ...] = ()       # stages, in the order they were first revealed
+    answer: str | None = None            # the answer typed last
+    answer_detail: str | None = None     # that answer's grade: its event's detail, as stored JSON
+    answer_at: str | None = None
+    followups: dict[str, tuple[str, str]] = field(default_factory=dict)  # stage -> ("knew" | "missed", at)
 
     @property
     def started(self) -> bool:
         """Any event yet in this attempt."""
         return self.began_at is not None
+
+    @property
+    def feedback(self) -> dict | None:
+        """The last answer's grade, as its event's detail; None before an answer."""
+        return load_object(self.answer_detail) if self.answer_at is not None else None
+
+    @property
+    def marks(self) -> dict[str, str]:
+        """Each follow-up's last mark: stage -> "knew" or "missed"."""
+        return {stage: mark for stage, (mark, _) in self.followups.items()}
 
     def elapsed_ms(self, moment: datetime) -> int | None:
         """Milliseconds from opening the card to ``moment``; None when it was not opened in this attempt."""
@@ -55,30 +71,44 @@ class Attempt:
         """Milliseconds from the attempt's first event to ``moment`` (a grade's review time)."""
         return _ms_between(self.began_at, moment)
 
+    def advanced(self, event: dict) -> Attempt:
+        """The attempt after one more event (a row as the events table holds it; not a grade or
+        reset), no older than its newest fact.
 
-def _ms_between(start: datetime | None, end: datetime) -> int | None:
-    return None if start is None else max(0, int((end - start).total_seconds() * 1000))
+        An event as new as the newest fact lands where a replay of all the events would put it,
+        and ``changed_at`` becomes the time of the last event that changed anything.
+        """
+        at, kind, stage = event["at"], event["kind"], event["stage"]
+        if at <= self.ended_at:
+            return self  # part of an attempt already ended
+        began_at, opened_at, revealed, followups = self.began_at or at, self.opened_at, self.revealed, self.followups
+        answer = (self.answer, self.answer_detail, self.answer_at)
+        if kind == "open":
+            opened_at = opened_at or at
+        elif kind == "reveal" and stage and stage not in revealed:
+            revealed = (*revealed, stage)
+        elif kind == "answer":
+            answer = (event["value"], event["detail"], at)
+        elif kind == "followup" and stage and followups.get(stage) != (event["value"], at):
+            followups = {**followups, stage: (event["value"], at)}
+        if (began_at, opened_at, revealed, answer, followups) == (
+                self.began_at, self.opened_at, self.revealed, (self.answer, self.answer_detail, self.answer_at),
+                self.followups):
+            return self
+        return Attempt(self.ended_at, at, began_at, opened_at, revealed, *answer, followups)
+
+
+# The table's columns after its key, in the order of Attempt's fields.
+COLUMNS = tuple(f.name for f in fields(Attempt))
+
+
+def _ms_between(start: str | None, end: datetime) -> int | None:
+    return None if start is None else max(0, int((end - parse_iso(start)).total_seconds() * 1000))
 
 
 def current_attempt(db: Database, learner_id: str, card_id: str) -> Attempt:
     """The learner's current attempt at the card: one row, whatever the events it took."""
-    state = _load(db, learner_id, card_id)
-    if state is None:
-        return Attempt()
-    answered = state["answer_at"] is not None
-    return Attempt(
-        revealed=tuple(state["revealed"]),
-        answer=state["answer"] if answered else "",
-        feedback=load_object(state["answer_detail"]) if answered else None,
-        followups={stage: value for stage, (value, _) in state["followups"].items()},
-        opened_at=_time(state["opened_at"]),
-        began_at=_time(state["began_at"]),
-        after=state["ended_at"],
-    )
-
-
-def _time(text: str | None) -> datetime | None:
-    return parse_iso(text) if text else None
+    return _load(db, learner_id, card_id) or Attempt()
 
 
 def apply(db: Database, learner_id: str, rows: Iterable[dict]) -> None:
@@ -88,18 +118,18 @@ def apply(db: Database, learner_id: str, rows: Iterable[dict]) -> None:
     for row in rows:
         by_card.setdefault(row["card_id"], []).append(row)
     for card_id, card_rows in by_card.items():
-        stored = state = _load(db, learner_id, card_id)
+        stored = attempt = _load(db, learner_id, card_id)
         for row in card_rows:
             # A grade or reset may come before events already stored, which then start the next
             # attempt; an event older than the row's newest fact may come before it. Either way
             # where it falls is for the events to say.
-            if row["kind"] in ENDS or (state is not None and row["at"] < state["changed_at"]):
+            if row["kind"] in ENDS or (attempt is not None and row["at"] < attempt.changed_at):
                 rebuild(db, learner_id, card_id)
                 break
-            state = _advanced(state, row)
+            attempt = (attempt or Attempt()).advanced(row)
         else:
-            if state != stored:  # a stage revealed again changes nothing: no write
-                _store(db, learner_id, card_id, state)
+            if attempt != stored:  # a stage revealed again changes nothing: no write
+                _store(db, learner_id, card_id, attempt)
 
 
 def rebuild(db: Database, learner_id: str, card_id: str) -> None:
@@ -109,13 +139,13 @@ def rebuild(db: Database, learner_id: str, card_id: str) -> None:
     rows = db.execute("SELECT card_id, kind, stage, value, detail, at FROM events WHERE learner_id = ? AND "
                       "card_id = ? AND at > ? AND kind NOT IN ('grade', 'reset') ORDER BY at",
                       [learner_id, card_id, ended or ""]).fetchall()
-    state = _new_state(ended) if ended else None
+    attempt = Attempt(ended_at=ended, changed_at=ended) if ended else None
     for row in rows:
-        state = _advanced(state, dict(zip(("card_id", "kind", "stage", "value", "detail", "at"), row)))
-    if state is None:
+        attempt = (attempt or Attempt()).advanced(dict(zip(("card_id", "kind", "stage", "value", "detail", "at"), row)))
+    if attempt is None:
         db.execute("DELETE FROM attempts WHERE learner_id = ? AND card_id = ?", [learner_id, card_id])
     else:
-        _store(db, learner_id, card_id, state)
+        _store(db, learner_id, card_id, attempt)
 
 
 def rebuild_all(db: Database) -> None:
@@ -124,53 +154,19 @@ def rebuild_all(db: Database) -> None:
         rebuild(db, learner_id, card_id)
 
 
-def _new_state(ended_at: str) -> dict:
-    """An attempt with no event yet, after the grade or reset at ``ended_at``."""
-    return {"ended_at": ended_at, "changed_at": ended_at, "began_at": None, "opened_at": None, "revealed": [],
-            "answer": None, "answer_detail": None, "answer_at": None, "followups": {}}
-
-
-def _advanced(state: dict | None, row: dict) -> dict:
-    """The attempt after one more event (not a grade or reset), no older than its newest fact.
-
-    The row holds first times (the attempt's first event, its first open, each stage's first
-    reveal), which a later event never changes, and last ones (the answer, each follow-up's
-    mark, with their times), which every such event changes. So an event as new as the newest
-    fact lands where a replay of all the events would put it, and ``changed_at`` is the time
-    of the last event that changed anything.
-    """
-    at, kind, stage = row["at"], row["kind"], row["stage"]
-    state = state or _new_state("")
-    if at <= state["ended_at"]:
-        return state  # part of an attempt already ended
-    new = {**state, "revealed": list(state["revealed"]), "followups": dict(state["followups"])}
-    new["began_at"] = new["began_at"] or at
-    if kind == "open":
-        new["opened_at"] = new["opened_at"] or at
-    elif kind == "reveal" and stage and stage not in new["revealed"]:
-        new["revealed"].append(stage)
-    elif kind == "answer":
-        new.update(answer=row["value"], answer_detail=row["detail"], answer_at=at)
-    elif kind == "followup" and stage:
-        new["followups"][stage] = [row["value"], at]
-    if new != state:
-        new["changed_at"] = at
-    return new
-
-
-def _load(db: Database, learner_id: str, card_id: str) -> dict | None:
+def _load(db: Database, learner_id: str, card_id: str) -> Attempt | None:
     row = db.execute(f"SELECT {', '.join(COLUMNS)} FROM attempts WHERE learner_id = ? AND card_id = ?",
                      [learner_id, card_id]).fetchone()
     if row is None:
         return None
-    state = dict(zip(COLUMNS, row))
-    state["revealed"] = json.loads(state["revealed"])
-    state["followups"] = json.loads(state["followups"])
-    return state
+    stored = dict(zip(COLUMNS, row))
+    return Attempt(**{**stored, "revealed": tuple(json.loads(stored["revealed"])),
+                      "followups": {stage: tuple(mark) for stage, mark in json.loads(stored["followups"]).items()}})
 
 
-def _store(db: Database, learner_id: str, card_id: str, state: dict) -> None:
-    values = {**state, "revealed": json.dumps(state["revealed"]), "followups": json.dumps(state["followups"])}
+def _store(db: Database, learner_id: str, card_id: str, attempt: Attempt) -> None:
+    values = {**{name: getattr(attempt, name) for name in COLUMNS}, "revealed": json.dumps(list(attempt.revealed)),
+              "followups": json.dumps({stage: list(mark) for stage, mark in attempt.followups.items()})}
     db.execute(f"INSERT OR REPLACE INTO attempts (learner_id, card_id, {', '.join(COLUMNS)}) "
                f"VALUES (?, ?, {', '.join('?' for _ in COLUMNS)})",
                [learner_id, card_id, *(values[column] for column in COLUMNS)])

@@ -171,7 +171,7 @@ EXPORTED = ("event_id", "card_id", "kind", "stage", "value", "detail", "scenario
 
 def attempt_start(db: Database, learner_id: str, card_id: str) -> str:
     """The time the current attempt began: after the last grade or reset of the card ("" when none)."""
-    return current_attempt(db, learner_id, card_id).after
+    return current_attempt(db, learner_id, card_id).ended_at
 
 
 def attempt_events(db: Database, learner_id: str, card_id: str) -> list[dict]:

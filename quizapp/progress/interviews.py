@@ -38,6 +38,8 @@ MAX_CARDS = 50
 MAX_NOTES = 500  # per session
 RECOMMENDATIONS = {"strong_no": "Strong no", "no": "No", "yes": "Yes", "strong_yes": "Strong yes",
                    "no_decision": "No decision"}
+SCORE_RULE = f"score must be one of {', '.join(map(str, SCORES))}, or null to clear it"
+NOTE_RULE = "note must be a note's id"
 
 
 class InterviewError(FieldError):
@@ -270,7 +272,7 @@ def reveal(db: Database, interview_id: str, card_id: str, stage: str, moment: da
 def score(db: Database, interview_id: str, card_id: str, stage: str, value, moment: datetime | None = None) -> None:
     """Score a stage 1 to 4 (see cards.rubric.SCALE); None clears the score."""
     if value is not None and (isinstance(value, bool) or value not in SCORES):
-        raise InterviewError(f"score must be one of {', '.join(map(str, SCORES))}, or null to clear it", "score")
+        raise InterviewError(SCORE_RULE, "score")
     with write(db):
         _open_session(db, interview_id, card_id)
         if value is None:
@@ -314,7 +316,7 @@ def add_note(db: Database, interview_id: str, note: str, card_id: str | None = N
 
 def delete_note(db: Database, interview_id: str, note_id) -> None:
     if isinstance(note_id, bool) or not isinstance(note_id, int):
-        raise InterviewError("note must be a note's id", "note")
+        raise InterviewError(NOTE_RULE, "note")
     with write(db):
         _open_session(db, interview_id)
         if not db.execute("DELETE FROM interview_notes WHERE interview_id = ? AND id = ?",

@@ -17,6 +17,7 @@ from sqlite_utils import Database
 from . import events, quota, scheduling
 from .clock import iso, parse_iso
 from .db.connection import write
+from .db.writer_turn import is_busy
 from .db.stored_json import dump_object
 from .learners import display_name, ensure_learner, get_learner, name_if_unnamed
 
@@ -91,9 +92,11 @@ def import_progress(db: Database, learner_id: str, data, known_cards: Collection
                     reviewed.update(row["card_id"] for row in batch)
     except quota.ProfileFull as full:
         raise ImportInterrupted(read, len(event_rows) + len(review_rows), full.message) from None
-    except sqlite3.OperationalError as busy:  # the write lock stayed taken past the busy timeout
+    except sqlite3.OperationalError as error:
+        if not is_busy(error):  # only the write lock staying taken past the busy timeout is the file's to retry
+            raise
         raise ImportInterrupted(read, len(event_rows) + len(review_rows),
-                                f"the database stayed busy ({busy}); import the file again to finish") from None
+                                f"the database stayed busy ({error}); import the file again to finish") from None
     finally:
         # The schedules of the cards whose reviews are in, each once, from its merged log.
         for card_id in sorted(reviewed):

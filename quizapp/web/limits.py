@@ -105,7 +105,8 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(OverflowError)
     def overflow(error: OverflowError):
         # A number too large for the arithmetic asked of it is the sender's input, not our fault.
-        app.logger.warning("number too large on %s %s: %s", request.method, request.path, error)
+        # Logged with its traceback: a programming error would look the same from outside.
+        app.logger.warning("number too large on %s %s: %s", request.method, request.path, error, exc_info=error)
         message = "A number in the request is too large to work with."
         if request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json":
             return jsonify({"error": message, "field": None}), 400

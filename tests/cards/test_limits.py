@@ -9,7 +9,7 @@ import pytest
 from quizapp.cards import Bank, CardError, resolve_scenario
 from quizapp.cards import bank as bank_module
 from quizapp.cards.template.render import render_piece
-from quizapp.cards.template.sandbox import LimitExceeded, render_budget, spend
+from quizapp.cards.template.limits import LimitExceeded, render_budget, spend
 
 from .conftest import GOOD_CARD, error_of, line_of, load
 
@@ -29,6 +29,7 @@ def timed_error(write_card, text):
     ("{{ ('a' * 10**10) | length }}", "at most 100,000"),
     ("{{ 2 ** (2 ** 36) }}", "bits"),
     ("{{ 'a' | center(10**9) }}", "at most 100,000"),
+    ("{{ 1 | fixed(10**9) }}", "at most 100,000"),
     ("{{ 'a'.ljust(10**9) }}", "at most 100,000"),
     ("{{ lipsum(10**6) }}", "lipsum"),
     ("{{ range(10**9) | length }}", "range()"),

@@ -22,14 +22,16 @@ PROPERTY = settings(max_examples=200, derandomize=True, deadline=None, database=
 
 LINES = GOOD_CARD.splitlines()
 
-names = st.sampled_from(sorted(CARD_NAMES) + ["range", "lipsum", "dict", "loop", "x", "namespace"])
+names = st.sampled_from(sorted(CARD_NAMES) + ["range", "lipsum", "dict", "loop", "x", "namespace", "cycler"])
 numbers = st.one_of(st.integers(-10, 10**12).map(str), st.sampled_from(["10**10", "2**64", "1e400", "0.5", "-1"]))
 strings = st.one_of(st.sampled_from(["'a'", "'x' * 100000", "'%s'", "'{}'", '"\\n"']), st.text(max_size=8).map(repr))
 atoms = st.one_of(names, numbers, strings)
-operators = st.sampled_from([" + ", " * ", " ** ", " % ", " ~ ", " // ", " / ", " - ", " and ", " in "])
+operators = st.sampled_from([" + ", " * ", " ** ", " % ", " ~ ", " // ", " / ", " - ", " and ", " in ", " < ",
+                             ".x and "])
 filters = st.one_of(st.sampled_from(sorted(CARD_FILTERS)),
                     st.sampled_from(["length", "center(10**9)", "indent(9)", "join", "replace('a', 'bb')",
-                                     "round(2)", "int", "format(1)", "batch(3)", "list", "upper", "nope"]))
+                                     "round(2)", "int", "format(1)", "batch(3)", "list", "upper", "nope",
+                                     "truncate(-5)", "fixed(10**9)"]))
 
 
 @st.composite

@@ -42,9 +42,8 @@ def said_by_events(db, learner: str, card: str) -> dict:
 
 def as_kept(db, learner: str, card: str) -> dict:
     attempt = events.current_attempt(db, learner, card)
-    return {"revealed": attempt.revealed, "followups": attempt.followups, "answer": attempt.answer,
-            "opened_at": iso(attempt.opened_at) if attempt.opened_at else None,
-            "began_at": iso(attempt.began_at) if attempt.began_at else None, "after": attempt.after}
+    return {"revealed": attempt.revealed, "followups": attempt.marks, "answer": attempt.answer or "",
+            "opened_at": attempt.opened_at, "began_at": attempt.began_at, "after": attempt.ended_at}
 
 
 def record(db, event_id: str, kind: str, stage=None, value=None, when: float = 0, learner=LEARNER, **fields):
@@ -62,8 +61,8 @@ def test_reveals_answers_and_followups_are_kept_as_the_events_say(db):
     attempt = events.current_attempt(db, LEARNER, CARD)
     assert attempt.revealed == ("short", "full")
     assert attempt.answer == "3 users" and attempt.feedback == {"verdict": "close"}
-    assert attempt.followups == {"followup-1": "knew"}
-    assert attempt.opened_at == at(1) and attempt.began_at == at(1) and attempt.started
+    assert attempt.marks == {"followup-1": "knew"}
+    assert attempt.opened_at == iso(at(1)) and attempt.began_at == iso(at(1)) and attempt.started
     assert as_kept(db, LEARNER, CARD) == said_by_events(db, LEARNER, CARD)
 
 
@@ -71,7 +70,7 @@ def test_a_grade_or_a_reset_starts_a_new_attempt(db):
     record(db, "evt-open-0001", "open", when=1)
     record(db, "evt-rev-00001", "reveal", "short", when=2)
     record(db, "evt-grade-001", "grade", value="good", when=3)
-    assert events.current_attempt(db, LEARNER, CARD) == events.Attempt(after=iso(at(3)))
+    assert events.current_attempt(db, LEARNER, CARD) == events.Attempt(ended_at=iso(at(3)), changed_at=iso(at(3)))
     assert db.execute("SELECT duration_ms FROM review_log").fetchone()[0] == 2000  # from the open to the grade
     record(db, "evt-rev-00002", "reveal", "full", when=4)
     assert events.current_attempt(db, LEARNER, CARD).revealed == ("full",)
@@ -102,7 +101,7 @@ def test_events_that_changed_nothing_still_count_when_an_older_one_arrives(db):
     record(db, "evt-fol-00001", "followup", "followup-1", "knew", when=1)
     record(db, "evt-fol-00003", "followup", "followup-1", "knew", when=3)  # the same mark again
     record(db, "evt-fol-00002", "followup", "followup-1", "missed", when=2)
-    assert events.current_attempt(db, LEARNER, CARD).followups == {"followup-1": "knew"}  # the mark at 3 s
+    assert events.current_attempt(db, LEARNER, CARD).marks == {"followup-1": "knew"}  # the mark at 3 s
     record(db, "evt-rev-00001", "reveal", "short", when=4)
     record(db, "evt-rev-00006", "reveal", "short", when=6)  # revealed again: nothing changes
     record(db, "evt-grade-005", "grade", value="good", when=5)
@@ -174,32 +173,42 @@ def test_the_migration_fills_the_table_from_the_events_stored_before_it(tmp_path
 
     db = connect(path)
     attempt = events.current_attempt(db, LEARNER, CARD)
-    assert attempt.revealed == ("full", "short") and attempt.answer == "42" and attempt.after == iso(at(3))
-    assert attempt.began_at == at(4) and attempt.opened_at is None
-    assert events.current_attempt(db, LEARNER, "other-card").opened_at == at(8)
+    assert attempt.revealed == ("full", "short") and attempt.answer == "42" and attempt.ended_at == iso(at(3))
+    assert attempt.began_at == iso(at(4)) and attempt.opened_at is None
+    assert events.current_attempt(db, LEARNER, "other-card").opened_at == iso(at(8))
     assert as_kept(db, LEARNER, CARD) == said_by_events(db, LEARNER, CARD)
 
 
 def test_an_events_statements_do_not_grow_with_history(db):
-    """Storing an event runs the same few statements for a new learner and for one with 2,000
-    graded attempts and a current attempt of 1,000 reveals (each index lookup stays one)."""
-    def statements_of_one_event(event_id: str, stage: str, when: float) -> list[str]:
+    """Storing an event runs as many statements for a new learner as for one with 2,000 graded
+    attempts and a current attempt of 1,000 reveals, and a handful at that; a stage revealed
+    again leaves the attempt's row unwritten. (Which statements they are is the code's business:
+    they are counted, and the attempts table's writes counted by triggers, not spelled out.)"""
+    def statements(event_id: str, stage: str, when: float) -> int:
         run = []
         db.conn.set_trace_callback(run.append)
         record(db, event_id, "reveal", stage, when=when)
         db.conn.set_trace_callback(None)
-        return [statement.split()[0] for statement in run]
+        return len(run)
 
-    first = statements_of_one_event("evt-first-001", "short", 0)
+    first = statements("evt-first-001", "short", 0)
     for n in range(2000):
         for step, (kind, stage) in enumerate((("open", None), ("reveal", "short"), ("grade", None))):
             record(db, f"evt-h-{n:05d}-{step}", kind, stage, "good" if kind == "grade" else None,
                    when=1 + n * 3 + step)
     for n in range(1000):
         record(db, f"evt-long-{n:05d}", "reveal", ("short", "full")[n % 2], when=10_000 + n)
-    new_stage = statements_of_one_event("evt-later-001", "followup-1", 20_000)
-    again = statements_of_one_event("evt-later-002", "short", 20_001)
-    assert first == new_stage == ["BEGIN", "INSERT", "INSERT", "UPDATE", "SELECT", "INSERT", "COMMIT"]
-    # A stage revealed again changes nothing in the attempt: its row is read, not written.
-    assert again == ["BEGIN", "INSERT", "INSERT", "UPDATE", "SELECT", "COMMIT"]
+    new_stage = statements("evt-later-001", "followup-1", 20_000)
+    assert first == new_stage <= 10, (first, new_stage)
+
+    # Counted from here (a trigger's work is traced as statements too, so not above).
+    db.execute("CREATE TEMP TABLE attempt_writes (n INTEGER)")
+    for action in ("INSERT", "UPDATE", "DELETE"):
+        db.execute(f"CREATE TEMP TRIGGER count_{action.lower()} AFTER {action} ON main.attempts "
+                   "BEGIN INSERT INTO attempt_writes VALUES (1); END")
+    writes = lambda: db.execute("SELECT COUNT(*) FROM attempt_writes").fetchone()[0]  # noqa: E731
+    again = statements("evt-later-002", "short", 20_001)
+    assert writes() == 0 and again <= new_stage  # revealed again: the row is read, not written
+    record(db, "evt-later-003", "reveal", "taught", when=20_002)
+    assert writes() >= 1  # (and a new stage is written: the triggers count)
     assert as_kept(db, LEARNER, CARD) == said_by_events(db, LEARNER, CARD)

@@ -1,12 +1,14 @@
 """Imports are bounded: rows, cards the bank knows, short transactions, each card rebuilt once (issue 12 C2)."""
 
 import re
+import sqlite3
 import time
 from contextlib import contextmanager
 
 import pytest
 
 from quizapp.progress import scheduling, transfer
+from quizapp.progress.db import writer_turn
 from quizapp.progress.db.connection import write
 
 from .conftest import LEARNER
@@ -78,3 +80,19 @@ def test_an_import_stopped_by_a_full_profile_says_how_far_it_got(db, monkeypatch
     assert (stop.value.done, stop.value.total) == (2000, 3000) and "full" in stop.value.reason
     assert db["review_log"].count == 2000
     assert scheduling.states(db, LEARNER)["kv-pool-users"]["reps"] == 2000  # rebuilt from what was stored
+
+
+@pytest.mark.parametrize("error, interrupted", [
+    (sqlite3.OperationalError("no such table: review_log"), False),  # a bug: it is not the file's to retry
+    (writer_turn._busy("another process kept writing"), True),
+])
+def test_only_a_busy_database_interrupts_an_import(db, monkeypatch, error, interrupted):
+    def failing(*_args):
+        raise error
+
+    monkeypatch.setattr(scheduling, "log_reviews", failing)
+    data = export_of([("kv-pool-users", n) for n in range(3)])
+    with pytest.raises(transfer.ImportInterrupted if interrupted else sqlite3.OperationalError) as stop:
+        transfer.import_progress(db, LEARNER, data)
+    if interrupted:
+        assert "the database stayed busy" in stop.value.reason

@@ -6,6 +6,7 @@ Hypothesis draws the input; the examples are derandomized, so CI sees the same o
 
 from __future__ import annotations
 
+import json
 import time
 
 from hypothesis import HealthCheck, given, settings
@@ -137,3 +138,30 @@ def test_event_api_never_fails(client, body):
     assert response.status_code in (200, 201, 400, 409), response.text[:300]
     assert_named_rejection(response, (400, 409))
     assert timed(lambda: client.get("/api/progress")).status_code == 200
+
+
+# An export as a hostile or broken file may hold it: the right header and any rows, or anything.
+export_rows = st.one_of(
+    st.dictionaries(st.sampled_from(["event_id", "card_id", "kind", "stage", "value", "detail", "scenario", "at",
+                                     "rating", "reviewed_at", "duration_ms"]),
+                    st.one_of(event_values, number_texts, st.sampled_from(["2026-01-01T00:00:00+00:00", "yesterday",
+                                                                           "2999-01-01T00:00:00+00:00"])),
+                    max_size=9),
+    json_values,
+)
+exports = st.fixed_dictionaries(
+    {"format": st.sampled_from(["quizapp-progress", "other"]), "version": st.sampled_from([1, 2, "1", None])},
+    optional={"learner": st.one_of(st.fixed_dictionaries({}, optional={"display_name": json_values}), json_values),
+              "events": st.one_of(st.lists(export_rows, max_size=4), json_values),
+              "review_log": st.one_of(st.lists(export_rows, max_size=4), json_values)},
+)
+
+
+@PROPERTY
+@given(body=st.one_of(exports, json_values))
+def test_an_import_never_fails(client, body):
+    """Whatever the file holds, the profile page says what happened to it (a 303 back to /me)."""
+    token = client.csrf_token()
+    response = timed(lambda: client.post("/me/import", data=json.dumps(body), content_type="application/json",
+                                         headers={"X-CSRFToken": token}))
+    assert response.status_code == 303, response.text[:300]

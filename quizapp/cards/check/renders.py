@@ -14,13 +14,10 @@ import html
 import re
 from dataclasses import dataclass
 
-from jinja2 import nodes
-
 from ...calc import CalcError
 from .arithmetic import check_text
 from ..card import Card
 from ..diagnostics import CardError, Diagnostic
-from ...lru import LRU
 from ..template.render import render_piece
 from ..scenario import Refused, Scenario, resolve_scenario
 
@@ -84,18 +81,8 @@ def _choice_errors(card: Card, choice: Choice, full: bool) -> list[tuple[int, st
             continue
         if full:
             errors += [(piece.line, f"{{scenario}}: {problem.message}")
-                       for problem in text_problems(plain_text(rendered.html))]
+                       for problem in check_text(plain_text(rendered.html))]
     return errors
-
-
-# The arithmetic of a text depends on the text alone; a card renders the same text in many
-# scenarios, and its copies too.
-_PROBLEMS_BY_TEXT: LRU[tuple] = LRU(2048)
-
-
-def text_problems(text: str) -> tuple:
-    """``check_text`` of a rendered text, kept by the text."""
-    return _PROBLEMS_BY_TEXT.get_or_make(text, lambda: tuple(check_text(text)))
 
 
 def _scenario_errors(card: Card, scenario: Scenario, choice: Choice) -> list[tuple[int, str]]:
@@ -125,26 +112,3 @@ def plain_text(rendered_html: str) -> str:
             part = part.replace("\n", " ")
         parts.append(BLOCK_TAG.sub("\n", part))
     return html.unescape(TAG.sub("", "".join(parts)))
-
-
-def measured_without_scenario(card: Card) -> list[Diagnostic]:
-    """A measured(...) must say where it was measured: on="own" or a variant's name."""
-    return [Diagnostic(card.path, piece.line + lineno - 1, "error",
-                       "measured(...) without a scenario: a measured figure is true where it was measured",
-                       "add on=\"own\" (the card's own scenario) or on=\"<variant name>\", and otherwise=\"...\" "
-                       "for what other scenarios show")
-            for piece in card.pieces.values() for lineno in _measured_without_on(card, piece.source)]
-
-
-# The calls a piece makes depend on its source alone.
-_MEASURED_BY_SOURCE: LRU[tuple] = LRU(1024)
-
-
-def _measured_without_on(card: Card, source: str) -> tuple[int, ...]:
-    """The lines (of the piece) of its measured(...) calls that do not say on=, kept by the source."""
-    def lines() -> tuple[int, ...]:
-        calls = card.env.parse(source).find_all(nodes.Call)
-        return tuple(call.lineno for call in calls if isinstance(call.node, nodes.Name)
-                     and call.node.name == "measured" and "on" not in {keyword.key for keyword in call.kwargs})
-
-    return _MEASURED_BY_SOURCE.get_or_make(source, lines)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..diagnostics import Diagnostic
-from ..index import content_key
+from ..caches import content_key
 
 # Below this many files a pool costs more than it saves.
 POOL_FROM_FILES = 40

@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ...calc import CalcError
+from ..caches import card_version
 from ..card import Card
-from ..check.renders import check_renders, measured_without_scenario
+from ..check.renders import check_renders
 from ..template.compile import compile_pieces
 from ..diagnostics import CardError, Diagnostic
 from .front_matter import check_answer, check_interview_only, check_listing, check_rubric, check_scenario, \
@@ -31,23 +33,25 @@ def load_card(path: Path, display_path: str, full: bool = False) -> Card:
     model of the card's space, with its arithmetic checked. A broken card's CardError carries
     its literal-number warnings too; a card that loads keeps them in ``card.warnings``.
     """
-    source = split_card(display_path, read_card(path, display_path))
+    text = read_card(path, display_path)
+    source = split_card(display_path, text)
     listing = check_listing(source)
     scenario = check_scenario(source)
     variants = check_variants(source)
     space = check_space(source, scenario, variants)
     draft = build_sections(source)
     answer = check_answer(source)
-    env, pieces, compile_errors = compile_pieces(source, draft.pieces)
+    pieces, compile_errors = compile_pieces(source, draft.pieces)
     card = Card(
-        **listing, path=source.path, mtime=path.stat().st_mtime, scenario=scenario or {}, variants=variants,
+        **listing, path=source.path, mtime=path.stat().st_mtime, version=card_version(text),
+        scenario=scenario or {}, variants=variants,
         taught_in=draft.taught_in, answer=answer, pieces=pieces, stages=draft.stages,
         follow_ups=draft.follow_ups, wrong_answers=draft.wrong_answers,
-        key_lines=_numbered_as_kept(source.key_lines, variants), env=env,
+        key_lines=_numbered_as_kept(source.key_lines, variants),
         space=space, interview_only=_reported(source, check_interview_only, False),
         rubric=_reported(source, check_rubric, None),
     )
-    errors = source.problems + compile_errors + measured_without_scenario(card)
+    errors = source.problems + compile_errors
     warnings = []
     if scenario is not None:
         errors += check_renders(card, full)
@@ -84,5 +88,5 @@ def _literal_warnings(card: Card) -> list[Diagnostic]:
     """The literal-number warnings, when the card's own scenario computes (else its error says so)."""
     try:
         return literal_number_warnings(card)
-    except (CardError, ValueError):  # CalcError is a ValueError
+    except CalcError:
         return []

@@ -7,11 +7,13 @@ an undefined name is an error, never an empty string.
 from __future__ import annotations
 
 import html
+from functools import partial
 
-from jinja2 import StrictUndefined
+from jinja2 import StrictUndefined, UndefinedError
+from jinja2.utils import missing
 
 from ...calc import FIELD_NAMES, VALUES, fmt
-from .sandbox import CardSandbox
+from .sandbox import CardSandbox, bounded_filter
 
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
                 "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
@@ -71,9 +73,32 @@ PROSE_NAMES = {
 CARD_NAMES = frozenset(VALUES) | frozenset(FIELD_NAMES) | frozenset(PROSE_NAMES) | frozenset(CARD_FUNCTIONS)
 
 
-def make_environment(loader) -> CardSandbox:
-    """The sandbox a card's pieces compile in: bounded in time, size and steps (``sandbox.py``)."""
-    env = CardSandbox(loader=loader, undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
-    env.filters.update(CARD_FILTERS)
+class UndefinedValue(UndefinedError):
+    """A card's expression used a name that has no value: which name, and what it was read on
+    (``owner``: ``missing`` for a plain name, else the object, such as a calc(...) result)."""
+
+    def __init__(self, message: str, name, owner, hint: str | None):
+        super().__init__(message)
+        self.name, self.owner, self.hint = name, owner, hint
+
+
+class CardUndefined(StrictUndefined):
+    """Jinja's strict undefined, raising an UndefinedValue: a message about a name is made from
+    the name and its owner, not read back from Jinja's words."""
+
+    __slots__ = ()
+
+    def __init__(self, hint=None, obj=missing, name=None, exc=UndefinedError):
+        if exc is UndefinedError:  # Jinja passes its own for an unsafe attribute (a SecurityError)
+            exc = partial(UndefinedValue, name=name, owner=obj, hint=hint)
+        super().__init__(hint, obj, name, exc)
+
+
+def make_environment() -> CardSandbox:
+    """The sandbox a card's pieces compile in: bounded in time, size and steps (``sandbox.py``).
+    Every card's is the same: a piece includes, extends and imports nothing, so it needs no loader."""
+    env = CardSandbox(undefined=CardUndefined, autoescape=False, keep_trailing_newline=False)
+    # Bounded as Jinja's own are: 1 | fixed(10**9) would make a text of a billion characters.
+    env.filters.update({name: bounded_filter(name, function) for name, function in CARD_FILTERS.items()})
     env.globals["literal"] = literal
     return env

@@ -1,12 +1,11 @@
 """Render one piece of a card for a scenario: Jinja2 → Markdown → HTML → nh3.
 
-Rendered HTML is cached by (file version, scenario, piece): a card is compiled once per
-file version and each scenario is computed once.
+A rendered piece is kept by the card's version, the piece and the scenario (``caches.RENDERED``);
+its template is compiled once per source (``compile.compiled``) and each scenario computed once.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 import traceback
 from dataclasses import dataclass
@@ -15,11 +14,14 @@ from typing import TYPE_CHECKING
 import markdown
 import nh3
 from jinja2 import TemplateError
+from jinja2.utils import missing
 
 from ...calc import FIELD_NAMES, VALUES, CalcError, Result, attention_kind, did_you_mean, needs_text, parse_inputs
+from ..caches import HTML, RENDERED, html_key, render_key
 from ..diagnostics import CardError, Diagnostic
-from .environment import measured_text
-from ...lru import LRU
+from .compile import compiled
+from .environment import UndefinedValue, measured_text
+from .sandbox import ExpressionError
 from ..scenario import Scenario, apply_changes, compute, normalised
 
 if TYPE_CHECKING:
@@ -46,7 +48,7 @@ def sanitize(html: str) -> str:
 def to_html(text: str, inline: bool) -> str:
     """The sanitized HTML of a Markdown text: the same for the same text, so it is kept by it
     (a card's stage renders to the same text in most scenarios, and copies of a card alike)."""
-    return _HTML_BY_TEXT.get_or_make((text, inline), lambda: _to_html(text, inline))
+    return HTML.get_or_make(html_key(text, inline), lambda: _to_html(text, inline))
 
 
 def _to_html(text: str, inline: bool) -> str:
@@ -67,31 +69,26 @@ def _converter() -> markdown.Markdown:
     return _converters.markdown
 
 
-# A rendered piece is a few kilobytes: a few megabytes at most.
-HTML_CACHE_LIMIT = 2048
-_HTML_BY_TEXT: LRU[str] = LRU(HTML_CACHE_LIMIT)
-
-
 def render_piece(card: Card, key: str, scenario: Scenario, label: str = "this scenario") -> Rendered:
-    # measured() and own_scenario depend on which scenario this is, not only on its inputs.
-    cache_key = (card.mtime, scenario.key, scenario.variant, scenario.own, key)
-    cached = card.render_cache.get(cache_key)
+    """The piece ``key`` of the card rendered for the scenario; a CardError at the piece's line
+    when its expression fails (``label`` names the scenario in the message)."""
+    cache_key = render_key(card.version, key, scenario.key, scenario.variant, scenario.own)
+    cached = RENDERED.get(cache_key)
     if cached is not None:
         return cached
     piece = card.pieces[key]
+    template = compiled(piece.source).template
     others: list[tuple[str, str, str]] = []
     context = scenario.context()
     context["calc"] = _calc_function(scenario, others)
     context["measured"] = _measured_function(card, scenario)
     context["derivation"] = _derivation_function(scenario)
-    name = f"{card.path}#{key}"
     try:
-        text = card.env.get_template(name).render(context)
-    except (TemplateError, CalcError, TypeError, ValueError, ArithmeticError) as error:
-        raise CardError(Diagnostic(card.path, _error_line(error, name, piece.line), "error",
+        text = template.render(context)
+    except (TemplateError, CalcError) as error:  # the sandbox's, Jinja's and the calculator's: the card's mistake
+        raise CardError(Diagnostic(card.path, _error_line(error, template.filename, piece.line), "error",
                                    f"{label}: {_describe(error, scenario)}")) from None
-    rendered = Rendered(to_html(text, piece.inline), piece.names, tuple(others))
-    return card.render_cache.put(cache_key, rendered)
+    return RENDERED.put(cache_key, Rendered(to_html(text, piece.inline), piece.names, tuple(others)))
 
 
 class CalcValues:
@@ -126,8 +123,8 @@ def _measured_function(card: Card, scenario: Scenario):
     measured, else what the author wrote for that case (nothing, by default)."""
 
     def measured(text, on: str = "own", otherwise: str = ""):
-        if on != "own" and on not in {variant.name for variant in card.variants}:
-            raise ValueError(f"measured(on={on!r}): on must be 'own' or a variant's name")
+        if on != "own" and on not in [variant.name for variant in card.variants]:
+            raise ExpressionError(f"measured(on={on!r}): on must be 'own' or a variant's name")
         here = scenario.own if on == "own" else (
             scenario.variant is not None and not scenario.overrides and card.variants[scenario.variant].name == on)
         if not here:
@@ -142,35 +139,36 @@ def _derivation_function(scenario: Scenario):
     line is right for MLA and hybrids too."""
 
     def derivation(name: str) -> str:
-        quantity = scenario.result.values.get(name)
+        quantity = scenario.result.values.get(name) if isinstance(name, str) else None
         if quantity is None:
             hint = did_you_mean(str(name), VALUES)
-            raise ValueError(f"derivation({name!r}): the calculator does not derive {name!r} here"
-                             + (f" ({hint})" if hint else ""))
+            raise ExpressionError(f"derivation({name!r}): the calculator does not derive {name!r} here"
+                                  + (f" ({hint})" if hint else ""))
         return quantity.derivation
 
     return derivation
 
 
-def _error_line(error: Exception, name: str, first_line: int) -> int:
+def _error_line(error: Exception, template_file: str, first_line: int) -> int:
+    """The file line of a render error: the line of the piece's template that Jinja's traceback
+    ends in (the innermost, within a macro), from the piece's first line."""
     lineno = getattr(error, "lineno", None)
     if lineno is None:
-        frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == name]
+        frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == template_file]
         lineno = frames[-1].lineno if frames else 1
     return first_line + lineno - 1
 
 
-def _describe(error: Exception, scenario: Scenario) -> str:
+def _describe(error: TemplateError | CalcError, scenario: Scenario) -> str:
     if isinstance(error, CalcError):
         return f"calc(): {error.message}"
-    message = getattr(error, "message", None) or str(error)
-    unknown = re.search(r"CalcValues object' has no attribute '(\w+)'", message)
-    if unknown:
-        hint = did_you_mean(unknown[1], VALUES)
-        return f"calc() has no value {unknown[1]!r}" + (f" ({hint})" if hint else "")
-    undefined = re.fullmatch(r"'(\w+)' is undefined", message)
-    if undefined:
-        return f"{message} in this scenario: {_what_would_define(undefined[1], scenario)}"
+    message = error.message or str(error)
+    if isinstance(error, UndefinedValue) and isinstance(error.name, str):
+        if isinstance(error.owner, CalcValues):
+            hint = did_you_mean(error.name, VALUES)
+            return f"calc() has no value {error.name!r}" + (f" ({hint})" if hint else "")
+        if error.owner is missing and error.hint is None:
+            return f"{message} in this scenario: {_what_would_define(error.name, scenario)}"
     return message
 
 

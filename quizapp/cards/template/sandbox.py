@@ -1,205 +1,77 @@
-"""The sandbox card expressions run in: Jinja's, with a bound on what one render may cost.
+"""The sandbox card expressions run in: Jinja's immutable sandbox, with the limits of ``limits.py``.
 
-Jinja's own sandbox keeps a card away from Python's internals; it does not stop
-``('a' * 10**10) | length``, ``2 ** (2 ** 36)``, ``'a' | center(10**9)`` or nested loops
-over ``'x' * 100000``. Here every operation that can grow a value is checked before it runs
-(text and lists at most MAX_TEXT items, integers at most MAX_INT_BITS bits), and every loop
-step, call, operator and filter spends from a budget of steps, characters and time. A render
-that passes a limit stops with :class:`LimitExceeded`, a ``TemplateError`` naming the limit,
-which the card's loader reports at the line, and a page shows as any other render error.
+Jinja's operators, calls, filters, loops and ``~`` go through the checks before they run and
+spend from the render's budget; loops and ``~`` are rewritten to step through this
+environment's own methods. What a piece may not use at all (include, extends, import,
+recursive loops, ``lipsum``) is refused when it compiles.
 
-A render gets its own budget; a card's load renders inside one ``render_budget`` for the whole
-card, so a slow card is a diagnostic, not a slow server.
+A render raises the sandbox's errors: :class:`~.limits.LimitExceeded` and
+:class:`ExpressionError` (Python refused an operation of the card's expression), both
+``TemplateError``s as Jinja's own are. An error raised inside a function of ours that an
+expression calls (calc(), a filter's code) is not the card's mistake and is not caught here.
 """
 
 from __future__ import annotations
 
 import math
-import re
-import time
+import os
 import types
 from collections.abc import Iterable
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass
 from functools import wraps
 
+import jinja2
 from jinja2 import nodes
 from jinja2.environment import Template
 from jinja2.exceptions import TemplateRuntimeError, TemplateSyntaxError
-from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from ...lru import LRU
-
-MAX_TEXT = 100_000          # characters of one text, items of one list: any value an expression makes
-MAX_OUTPUT = MAX_TEXT       # characters one piece renders to
-MAX_ARGUMENT = MAX_TEXT     # a number given to a method or a filter (a width, a count)
-MAX_INT_BITS = 4096         # an integer a card computes (vLLM's numbers need 64)
-MAX_STEPS = 100_000         # loop iterations, calls, operators and filters in one budget
-MAX_CHARS = 10_000_000      # characters made in one budget, all values together
-MAX_CALL_DEPTH = 50         # macros calling macros
-MAX_RANGE = 10_000          # items of range()
-RENDER_SECONDS = 0.25       # one render at request time (a piece renders in about a millisecond)
-SIZED = (str, list, tuple, dict, set, frozenset)
+from . import limits
+from .limits import MAX_ARGUMENT, MAX_CALL_DEPTH, MAX_OUTPUT, SIZED, STR_METHODS_REFUSED, LimitExceeded, \
+    bounded_range, check_binop, check_expected, check_filter, check_method, check_size, current_budget, \
+    render_budget, spend
 
 
-class LimitExceeded(SecurityError):
-    """A card expression passed a limit of the sandbox; the message names it."""
+class ExpressionError(TemplateRuntimeError):
+    """A card's expression did what Python refuses (compared a number with a text, divided by
+    zero, unpacked one value into two) or gave a card function what it does not take; the
+    message is Python's, or the function's."""
 
 
-@dataclass
-class Budget:
-    deadline: float
-    seconds: float
-    steps: int = 0
-    chars: int = 0
-    depth: int = 0
-
-    def spend(self, chars: int = 0) -> None:
-        self.steps += 1
-        self.chars += chars
-        if self.steps > MAX_STEPS:
-            raise LimitExceeded(f"more than {MAX_STEPS:,} steps (loop iterations, calls, operators and filters)")
-        if self.chars > MAX_CHARS:
-            raise LimitExceeded(f"more than {MAX_CHARS:,} characters made in one render")
-        if time.monotonic() > self.deadline:
-            raise LimitExceeded(f"took longer than {self.seconds:g} s to render")
+# What Python raises for an operation on values it cannot apply it to, and Jinja for arguments
+# its functions do not take (cycler() without items, truncate(-5)). (A RecursionError, an
+# expression too deep for the stack, is the card's wherever it is raised.)
+PYTHON_ERRORS = (TypeError, ValueError, ArithmeticError, LookupError, NameError, AttributeError, RuntimeError,
+                 AssertionError)
+# Where an operation of a card's expression runs: the piece's own code (its file is the
+# template's), Jinja's runtime, tests and filters, and this sandbox's steps and limits.
+JINJA_FOLDER = os.path.dirname(jinja2.__file__) + os.sep
+SANDBOX_FILES = (__file__, limits.__file__)
 
 
-_budget: ContextVar[Budget | None] = ContextVar("card_render_budget", default=None)
+def python_message(error: Exception) -> str:
+    """Python's words for an error: its own message for a wrong type or value and for arithmetic
+    ("division by zero"), with the exception's name where the message alone says little
+    ("KeyError: 'x'")."""
+    if isinstance(error, (TypeError, ValueError, ArithmeticError)):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
 
 
-@contextmanager
-def render_budget(seconds: float = RENDER_SECONDS):
-    """One budget for every render inside the block (a card's load). Inside another budget's
-    block, the outer one rules."""
-    if _budget.get() is not None:
-        yield
-        return
-    token = _budget.set(Budget(time.monotonic() + seconds, seconds))
-    try:
-        yield
-    finally:
-        _budget.reset(token)
-
-
-def spend(chars: int = 0) -> None:
-    """Spend from the current budget. Outside any render (Jinja folding constants while it
-    compiles), only the checks before each operation apply."""
-    budget = _budget.get()
-    if budget is not None:
-        budget.spend(chars)
-
-
-def check_size(value, what: str = "a value"):
-    """Refuse a text, list or integer over its limit; return the value, having spent its size."""
-    if isinstance(value, SIZED):
-        if len(value) > MAX_TEXT:
-            raise LimitExceeded(f"{what} of {len(value):,} characters or items; at most {MAX_TEXT:,}")
-        spend(len(value))
-    elif isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
-        raise LimitExceeded(f"{what} is an integer of {value.bit_length():,} bits; at most {MAX_INT_BITS:,}")
-    else:
-        spend()
-    return value
-
-
-def _expected(size: int, what: str) -> None:
-    if size > MAX_TEXT:
-        raise LimitExceeded(f"{what} would make {size:,} characters or items; at most {MAX_TEXT:,}")
-
-
-# --- operators --------------------------------------------------------------------------------
-
-PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?[a-zA-Z%]")
-
-
-def percent_size(template: str, args) -> int:
-    """An upper bound on the length of ``template % args``: the text, each field's width or
-    precision, and each argument's own text."""
-    fields = PERCENT_SPEC.findall(template)
-    if any(width == "*" or precision == "*" for width, precision in fields):
-        raise LimitExceeded("a '*' width in a % format is not allowed in cards")
-    widths = sum(int(width or 0) + int(precision or 0) for width, precision in fields)
-    if isinstance(args, dict):  # named fields may each quote the longest value
-        own = len(fields) * max((len(str(check_size(v, "a % argument"))) for v in args.values()), default=0)
-    else:
-        values = args if isinstance(args, tuple) else (args,)
-        own = sum(len(str(check_size(v, "a % argument"))) for v in values)
-    return len(template) + widths + own
-
-
-def check_binop(operator: str, left, right) -> None:
-    """Refuse an operation whose result would pass a limit, before it runs."""
-    if operator == "*":
-        for seq, times in ((left, right), (right, left)):
-            if isinstance(seq, (str, list, tuple)) and isinstance(times, int) and not isinstance(times, bool):
-                _expected(len(seq) * max(times, 0), "repeating a text or list")
-    elif operator == "**" and isinstance(left, int) and isinstance(right, int) and abs(left) > 1 and right > 0:
-        bits = math.log2(abs(left)) * right
-        if bits > MAX_INT_BITS:
-            raise LimitExceeded(f"{left} ** {right} has about {bits:,.0f} bits; at most {MAX_INT_BITS:,}")
-    elif operator == "%" and isinstance(left, str):
-        _expected(percent_size(left, right), "the % format")
-
-
-# --- methods and filters ----------------------------------------------------------------------
-
-# str methods a card may call, and what each can make at most (None: no more than the text).
-STR_METHODS_GROWING = {"center", "ljust", "rjust", "zfill"}  # pad to a width (bounded by MAX_ARGUMENT)
-STR_METHODS_REFUSED = {"format", "format_map", "expandtabs", "translate", "encode"}
-
-
-def check_method(method, args, kwargs) -> None:
-    """Check a call of a built-in method before it runs: numbers within MAX_ARGUMENT, and the
-    str methods that can multiply a text (replace, join) within MAX_TEXT."""
-    for value in (*args, *kwargs.values()):
-        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_ARGUMENT:
-            raise LimitExceeded(f"{method.__name__}() was given {value:,}; a card's numbers for methods are at "
-                                f"most {MAX_ARGUMENT:,}")
-    owner = getattr(method, "__self__", None)
-    if not isinstance(owner, str):
-        return
-    name = method.__name__
-    if name in STR_METHODS_REFUSED:
-        raise LimitExceeded(f"the str method {name}() is not allowed in cards; use the filters")
-    if name == "replace" and len(args) >= 2:
-        _expected(_replace_size(owner, *args[:2]), "replace()")
-    elif name == "join" and args:
-        _expected(_join_size(owner, args[0]), "join()")
-
-
-def _replace_size(text: str, old, new) -> int:
-    if not isinstance(old, str) or not isinstance(new, str):
-        return len(text)
-    matches = text.count(old) if old else len(text) + 1
-    return len(text) + matches * max(len(new) - len(old), 0)
-
-
-def _join_size(separator: str, items) -> int:
-    items = list(items) if not isinstance(items, (list, tuple)) else items
-    _expected(len(items), "join()")
-    return sum(len(str(item)) for item in items) + len(separator) * len(items)
-
-
-def _filter_check(name: str, value, args, kwargs) -> None:
-    """The size a built-in filter would make, checked before it runs."""
-    if name == "indent" and isinstance(value, str):
-        width = args[0] if args else kwargs.get("width", 4)
-        pad = len(width) if isinstance(width, str) else width if isinstance(width, int) else 0
-        _expected(len(value) + (value.count("\n") + 1) * pad, "indent")
-    elif name == "replace" and isinstance(value, str) and len(args) >= 2:
-        _expected(_replace_size(value, *args[:2]), "replace")
-    elif name == "join" and isinstance(value, (list, tuple)):
-        separator = args[0] if args else kwargs.get("d", "")
-        _expected(_join_size(str(separator), value), "join")
-    elif name == "format" and isinstance(value, str):
-        _expected(percent_size(value, tuple(args) or kwargs), "format")
+def raised_by_expression(error: BaseException, template_file: str) -> bool:
+    """Whether Python raised the error in an operation of the card's expression: the innermost
+    frame of Jinja's traceback (it leaves out its internal calls) is the piece's code, Jinja's
+    or this sandbox's, not a function of ours that the expression called."""
+    frame = error.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    file = frame.tb_frame.f_code.co_filename if frame is not None else ""
+    return file == template_file or file.startswith(JINJA_FOLDER) or file in SANDBOX_FILES
 
 
 def bounded_filter(name: str, function):
-    """A built-in filter with its numbers bounded, its size checked before it runs, and its
-    result's size after."""
+    """A filter with its numbers bounded, its size checked before it runs, and its result's size
+    after. A filter given a value it cannot take (``'a' | gib``) is the card's mistake, whichever
+    filter it is: an ExpressionError."""
     offset = 1 if getattr(function, "jinja_pass_arg", None) else 0
 
     @wraps(function)
@@ -208,37 +80,32 @@ def bounded_filter(name: str, function):
         for given in (*extra, *kwargs.values()):
             if isinstance(given, int) and not isinstance(given, bool) and abs(given) > MAX_ARGUMENT:
                 raise LimitExceeded(f"the filter {name} was given {given:,}; at most {MAX_ARGUMENT:,}")
-        _filter_check(name, value, extra, kwargs)
-        return check_size(function(*args, **kwargs), f"the filter {name} made a value")
+        check_filter(name, value, extra, kwargs)
+        try:
+            made = function(*args, **kwargs)
+        except PYTHON_ERRORS as error:
+            raise ExpressionError(python_message(error)) from None
+        return check_size(made, f"the filter {name} made a value")
 
     return bounded
 
 
-def bounded_range(*args) -> range:
-    numbers = range(*args)
-    if len(numbers) > MAX_RANGE:
-        raise LimitExceeded(f"range() of {len(numbers):,} items; at most {MAX_RANGE:,}")
-    return numbers
-
-
-# --- the environment --------------------------------------------------------------------------
-
-
 class BoundedTemplate(Template):
-    """A template whose render runs inside a budget (its own, or the card load's)."""
+    """A template whose render runs inside a budget (its own, or the card load's), and raises
+    Python's errors from the card's own expression as ExpressionErrors, at their line."""
 
     def render(self, *args, **kwargs) -> str:
         with render_budget():
             try:
                 return super().render(*args, **kwargs)
-            except (LookupError, NameError, AttributeError, RecursionError) as error:
-                # Python's own errors from a card's expression: a template error at its line, like the rest.
-                raise TemplateRuntimeError(f"{type(error).__name__}: {error}").with_traceback(
-                    error.__traceback__) from None
+            except (*PYTHON_ERRORS, RecursionError) as error:
+                if not (isinstance(error, RecursionError) or raised_by_expression(error, self.filename)):
+                    raise  # raised inside a function of ours the expression called: a bug, not the card's
+                raise ExpressionError(python_message(error)).with_traceback(error.__traceback__) from None
 
 
 class CardSandbox(ImmutableSandboxedEnvironment):
-    """Jinja's immutable sandbox with the limits above. Loops are rewritten to step through
+    """Jinja's immutable sandbox with the limits of ``limits.py``. Loops are rewritten to step through
     :meth:`bounded_loop`, ``~`` through :meth:`bounded_concat`; recursive loops and ``lipsum``
     are not available."""
 
@@ -274,7 +141,7 @@ class CardSandbox(ImmutableSandboxedEnvironment):
             return __obj(*args)  # Jinja adds _loop_vars/_block_vars to calls inside blocks: ours need none
         if isinstance(__obj, types.BuiltinMethodType):
             check_method(__obj, args, kwargs)
-        budget = _budget.get()
+        budget = current_budget()
         spend()
         if budget is not None:
             budget.depth += 1
@@ -307,7 +174,7 @@ class CardSandbox(ImmutableSandboxedEnvironment):
 
     def bounded_concat(self, *values) -> str:
         texts = [str(value) for value in values]
-        _expected(sum(len(text) for text in texts), "~")
+        check_expected(sum(len(text) for text in texts), "~")
         return check_size("".join(texts), "~")
 
     def _parse(self, source, name, filename):
@@ -326,39 +193,10 @@ class CardSandbox(ImmutableSandboxedEnvironment):
         return template
 
     def compile(self, source, name=None, filename=None, raw=False, defer_init=False):
-        """Jinja's compile, kept by the source: every card's sandbox is configured alike, so the code
-        of one text is the same in each but for the template's name and file, which are put in."""
-        if raw or not isinstance(source, str):
-            return self._compile_uncached(source, name, filename, raw, defer_init)
-        key = (type(self), source, defer_init)
-        code = _CODE_BY_SOURCE.get(key)
-        if code is None:
-            try:
-                code = _CODE_BY_SOURCE.put(key, self._compile_uncached(source, _UNNAMED, _UNNAMED, raw, defer_init))
-            except TemplateSyntaxError:
-                # Compiled again for the error to name its own template (a broken piece is rare).
-                return self._compile_uncached(source, name, filename, raw, defer_init)
-        return _renamed(code, name, filename or "<template>")
-
-    def _compile_uncached(self, source, name, filename, raw, defer_init):
         try:
             return super().compile(source, name, filename, raw, defer_init)
         except RecursionError:
             raise TemplateSyntaxError("expression nested too deeply", 1, name, filename) from None
-
-
-# Compiled pieces kept by their source: a few hundred kilobytes for a bank of distinct pieces.
-TEMPLATE_CACHE_LIMIT = 1024
-_CODE_BY_SOURCE: LRU[types.CodeType] = LRU(TEMPLATE_CACHE_LIMIT)
-_UNNAMED = "<card template 7c1e9a2b>"  # the name and file a cached template's code is compiled under
-
-
-def _renamed(code: types.CodeType, name: str | None, filename: str) -> types.CodeType:
-    """The code as Jinja would have compiled it for this name and file: the file of every code
-    object (a render error's traceback names it), and the module's ``name = ...`` constant."""
-    consts = tuple(_renamed(const, name, filename) if isinstance(const, types.CodeType)
-                   else name if const == _UNNAMED else const for const in code.co_consts)
-    return code.replace(co_filename=filename, co_consts=consts)
 
 
 _OWN_STEPS = (CardSandbox.bounded_loop, CardSandbox.bounded_concat)

@@ -33,12 +33,25 @@ def lock_path(database: str) -> str | None:
     return None if database in ("", ":memory:") or database.startswith("file::memory:") else database + ".writer"
 
 
+def is_busy(error: sqlite3.OperationalError) -> bool:
+    """Whether the error is the write lock staying taken (SQLite's, or ``writer_turn``'s giving
+    up), not some other operational error such as a missing table."""
+    return getattr(error, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+def _busy(why: str) -> sqlite3.OperationalError:
+    """SQLite's own error for a lock that stayed taken, with its code, as SQLite raises it."""
+    error = sqlite3.OperationalError(f"database is locked ({why})")
+    error.sqlite_errorcode, error.sqlite_errorname = sqlite3.SQLITE_BUSY, "SQLITE_BUSY"
+    return error
+
+
 @contextmanager
 def writer_turn(database: str, timeout_s: float):
     """Hold the turn to write ``database`` (a path, as connect() got it) for the block."""
     deadline = time.monotonic() + timeout_s
     if not _threads.acquire(timeout=timeout_s):
-        raise sqlite3.OperationalError("database is locked (another thread of this process kept writing)")
+        raise _busy("another thread of this process kept writing")
     try:
         path = lock_path(database)
         if path is None or _held.get(path):
@@ -71,6 +84,6 @@ def _take(fd: int, deadline: float) -> None:
             return
         except BlockingIOError:
             if time.monotonic() > deadline:
-                raise sqlite3.OperationalError("database is locked (another process kept writing)") from None
+                raise _busy("another process kept writing") from None
             time.sleep(nap)
             nap = min(nap * 2, LONGEST_NAP_S)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from flask import Blueprint, abort, current_app, render_template, url_for
+from flask import Blueprint, render_template
 
 from ...cards import Diagnostic
 from ..access import require_author_tools
-from ..practice.card_page import page_context, scenario_from_request
+from ..practice.card_page import page_for, scenario_from_request
 from ..storage import BrokenCard, get_bank, get_card
 
 bp = Blueprint("author", __name__, url_prefix="/author")
@@ -40,10 +40,8 @@ def preview(card_id):
         return broken_card_page(BrokenCard(card_id, bank.broken()[card_id])), 200
     card = get_card(card_id)
     scenario, error = scenario_from_request(card)
-    context = {**page_context(card, scenario, error, card.stage_names), "preview": True,
-               "page_url": url_for("author.preview", card_id=card.id),
-               "next_variant_url": _next_variant_url(card, scenario), "models": _pickable_models(card)}
-    return render_template("author/preview.html", **context), (400 if error else 200)
+    page = page_for(card, scenario, error, card.stage_names, endpoint="author.preview", preview=True)
+    return render_template("author/preview.html", page=page, models=_pickable_models(card)), (400 if error else 200)
 
 
 def broken_card_page(error: BrokenCard) -> str:
@@ -70,10 +68,3 @@ def _pickable_models(card) -> list[str]:
     if card.space is None or not card.space.allows_input("model"):
         return []
     return list(card.space.models)
-
-
-def _next_variant_url(card, scenario) -> str:
-    following = 0 if scenario.variant is None else scenario.variant + 1
-    if following < len(card.variants):
-        return url_for("author.preview", card_id=card.id, variant=following)
-    return url_for("author.preview", card_id=card.id)

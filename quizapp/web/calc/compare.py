@@ -14,7 +14,7 @@ from flask import Blueprint, jsonify, redirect, render_template, request
 
 from ...calc import VALUES, CalcError, Result, calculate
 from .form import CHOICE_DEFAULTS, PAGE_FIELDS, PLACEHOLDERS, canonical_query, controls, field_of, read_inputs, tidier_url
-from .output import refusals_by_field, result_view, value_text
+from .output import refusals_by_field, refusals_html, result_view, value_text
 from ..charts import hbar_chart
 from .roofline import STYLES, decode_chart, prefill_chart, shared_scales
 
@@ -51,7 +51,8 @@ def page():
 def fragment():
     context = build(request.args or DEFAULT_QUERY)
     return jsonify({"output": render_template("calc/_compare_output.html", **context).strip(), "errors": context["errors"],
-                    "refusals": context["refusals"], "url": context["url"], "announce": _announcement(context)}), \
+                    "refusals": context["refusals"], "refusals_html": refusals_html(context["refusals"]),
+                    "url": context["url"], "announce": _announcement(context)}), \
         context["status"]
 
 

@@ -6,6 +6,8 @@ The calculator page and the compare page both build their results here.
 
 from __future__ import annotations
 
+from flask import current_app
+
 from ...calc import BY_NAME, CHECK_FIELDS, VALUES, Result, fmt, load_gpu
 from ...calc.time.measured import runs, runs_on
 from ..charts import MARKER_DASHES, SEGMENT_OPACITY, stacked_bar
@@ -57,6 +59,12 @@ def summary_line(result: Result) -> str:
     if inputs.gpu:
         parts.append(load_gpu(inputs.gpu)["display_name"])
     return " · ".join(parts + [f"vLLM {result.rules.version}"])
+
+
+def refusals_html(refusals: dict[str, list[str]]) -> dict[str, str]:
+    """Each input's refusals as the page draws them beside it, for a fragment's script."""
+    lines = current_app.jinja_env.get_template("calc/_parts.html").module.refusal_lines
+    return {name: str(lines(messages)) for name, messages in refusals.items()}
 
 
 def refusals_by_field(result: Result, prefix: str = "") -> dict[str, list[str]]:

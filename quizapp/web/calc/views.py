@@ -17,7 +17,7 @@ from markupsafe import Markup
 
 from ...calc import BY_NAME, CalcError, calculate, parse_field
 from .form import PAGE_FIELDS, calc_url, canonical_query, card_snippet, controls, field_of, read_inputs, tidier_url
-from .output import refusals_by_field, result_view
+from .output import refusals_by_field, refusals_html, result_view
 from ...lru import LRU
 from ..security import limit_body
 
@@ -146,6 +146,7 @@ def build(raw: dict[str, str], config_text: str | None) -> dict:
         "url": None if config_mode else calc_url(raw),
         "compare_url": None if config_mode else compare_url(raw),
         "carried": [(k, v) for k, v in canonical_query(raw) if k not in MODEL_SOURCES],
+        "model_sources": MODEL_SOURCES,
         "status": 400 if (errors or general) else 200,
     }
 
@@ -176,6 +177,7 @@ def fragment_json(context: dict) -> dict:
         "output": context.get("output_html") or render_template("calc/_output.html", **context).strip(),
         "errors": context["errors"],
         "refusals": context["refusals"],
+        "refusals_html": refusals_html(context["refusals"]),
         "url": context["url"],
         "announce": _announcement(context),
     }

@@ -19,8 +19,10 @@ from flask import Blueprint, Response, abort, current_app, jsonify, redirect, re
 
 from flask_wtf.csrf import generate_csrf
 
+from ...cards.rubric import SCORES
 from ...progress import interviews
-from ...progress.interviews import InterviewError
+from ...progress.interviews import NOTE_RULE, SCORE_RULE, InterviewError
+from ...fields import MAX_STORED, optional_whole_number, whole_number
 from .state import candidate_state, console_state, entry_of, open_session, plan, stage_of
 from ..storage import get_db
 
@@ -126,7 +128,9 @@ def score(token):
     stage = stage_of(entry, data.get("stage"))
     if stage not in entry.scored_stages():
         raise InterviewError(f"scored stages are {', '.join(entry.scored_stages())}", "stage")
-    interviews.score(get_db(), sess.id, entry.id, stage, _number(data.get("score"), "score"))
+    score = optional_whole_number(data.get("score"), "score", min(SCORES), max(SCORES), message=SCORE_RULE,
+                                  error=InterviewError)
+    interviews.score(get_db(), sess.id, entry.id, stage, score)
     return done(token, data)
 
 
@@ -163,7 +167,8 @@ def note(token):
 @bp.post(f"{INTERVIEWER}/note/delete")
 def delete_note(token):
     sess, data = open_session(token, "interviewer"), body()
-    interviews.delete_note(get_db(), sess.id, _number(data.get("note"), "note"))
+    note = whole_number(data.get("note"), "note", 1, MAX_STORED, message=NOTE_RULE, error=InterviewError)
+    interviews.delete_note(get_db(), sess.id, note)
     return done(token, {**data, "anchor": "notes"})
 
 
@@ -185,17 +190,6 @@ def end(token):
     if request.is_json:
         return jsonify(console_state(open_session(token, "interviewer")))
     return redirect(url_for("interview.report", token=token), code=303)
-
-
-def _number(value, field: str) -> int | None:
-    """An integer from JSON or a form field; None for null or an empty field."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, str) and value.isdigit() and len(value) < 10:
-        return int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InterviewError(f"{field} must be a whole number", field)
-    return value
 
 
 # ---------------------------------------------------------------- the candidate's side

@@ -13,7 +13,8 @@ import re
 from ...cards.rubric import level_of
 from ...progress.clock import now_utc
 from ...progress.interviews import RECOMMENDATIONS, Interview
-from .state import Entry, moment_text, scenario_rows
+from .clock import duration, moment_text
+from .state import Entry, scenario_rows
 
 # Every ASCII punctuation character that Markdown (CommonMark and GitHub's) gives a meaning:
 # links, images, HTML, autolinks (":", "@", "www."), emphasis, code, lists, headings, tables.
@@ -22,17 +23,6 @@ MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~:&@=^$])")
 # In text that authors wrote (titles, wrong answers, the scenario), only what could make a link,
 # an image, HTML, emphasis or a table cell.
 MARKDOWN_SYNTAX = re.compile(r"([\\`*_\[\]<>()!|#~&])")
-
-
-def duration(ms: int) -> str:
-    seconds = ms // 1000
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes, seconds = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes} min {seconds:02d} s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min"
 
 
 def plain(fragment: str) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import datetime
 
 from flask import abort, current_app, url_for
 from flask_wtf.csrf import generate_csrf
@@ -20,6 +19,8 @@ from ...cards.rubric import rubric_rows
 from ...progress import interviews
 from ...progress.clock import iso, now_utc
 from ...progress.interviews import MAX_CARDS, MAX_NAME, Interview, InterviewError, PlannedCard, SessionCard
+from ...fields import whole_number
+from .clock import clock_text, moment_text
 from ..storage import get_bank, get_db, loaded_bank
 
 log = logging.getLogger("quizapp.interview")
@@ -121,29 +122,65 @@ def candidate_state(session: Interview) -> dict:
             taught_in = entry.card.taught_in if "taught" in state["revealed"] else []
     parts = current_app.jinja_env.get_template("interview/_candidate.html").module
     state["html"] = str(parts.screen(status, view, state["number"], state["of"], taught_in))
+    # What a screen reader hears when the screen changes: the script picks, the server words it.
+    state["announce"] = {"card": f"Question {state['number']} is on the screen." if state["number"] else "",
+                         "ended": "The interview has ended.",
+                         "stages": {stage: f"The interviewer showed {_spoken(stage)}." for stage in state["revealed"]}}
     return state
 
 
+def _spoken(stage: str) -> str:
+    if stage.startswith("followup-"):
+        return f"the expected answer to follow-up {stage.removeprefix('followup-')}"
+    return {"short": "the short answer", "full": "the full answer", "wrong": "the wrong answers",
+            "taught": "where it is taught"}.get(stage, stage)
+
+
 def console_state(session: Interview, cards: list[Entry] | None = None) -> dict:
-    """Everything the console shows that changes: what both of the interviewer's tabs are kept to."""
+    """Everything the console shows that changes: what both of the interviewer's tabs are kept to.
+
+    Each ``*_text`` is the words the console shows for the value beside it; the page draws them
+    and the script puts them in place, so the two never differ.
+    """
     now = now_utc()
     cards = entries(session) if cards is None else cards
+    numbers = {e.id: e.number for e in cards}
+    status, since = _status(session), session.started_at
+    elapsed = session.elapsed_ms(now)
     return {
-        "id": session.id, "status": _status(session), "version": session.version, "server_time": iso(now),
-        "started_at": session.started_at, "ended_at": session.ended_at, "elapsed_ms": session.elapsed_ms(now),
+        "id": session.id, "status": status, "status_text": STATUS_TEXTS[status], "version": session.version,
+        "server_time": iso(now), "server_clock": moment_text(iso(now), None),
+        "started_at": since, "ended_at": session.ended_at, "elapsed_ms": elapsed, "elapsed_text": clock_text(elapsed),
         "current": session.current,
-        "cards": [{"id": e.id, "number": e.number, "title": e.title, "time_ms": e.entry.time_ms(now),
-                   "reveals": e.entry.reveals, "scores": e.entry.scores, "signals": sorted(e.entry.signals),
-                   "problem": e.problem} for e in cards],
-        "notes": [{"id": n["id"], "card": n["card_id"], "text": n["text"], "at": n["at"]} for n in session.notes],
+        "cards": [_card_state(e, since, now) for e in cards],
+        "notes": [{"id": n["id"], "card": n["card_id"], "text": n["text"], "at": n["at"],
+                   "at_text": moment_text(n["at"], since),
+                   "card_text": f"card {numbers.get(n['card_id'], '?')}" if n["card_id"] else ""}
+                  for n in session.notes],
         "recommendation": session.recommendation, "reason": session.reason,
         "scratch": session.scratch, "scratch_at": session.scratch_at,
+        "scratch_at_text": f"Updated {moment_text(session.scratch_at, since)}" if session.scratch_at
+        else "Nothing typed yet.",
         "csrf_token": generate_csrf(),
     }
 
 
+# The session's status as the console's badge says it.
+STATUS_TEXTS = {"waiting": "Not started", "live": "Live", "ended": "Ended"}
+
+
 def _status(session: Interview) -> str:
     return "ended" if session.ended_at else ("live" if session.started_at else "waiting")
+
+
+def _card_state(entry: Entry, since: str | None, now) -> dict:
+    time_ms, scores = entry.entry.time_ms(now), entry.entry.scores
+    return {"id": entry.id, "number": entry.number, "title": entry.title, "time_ms": time_ms,
+            "time_text": clock_text(time_ms), "reveals": entry.entry.reveals,
+            "shown_text": {stage: f"On the candidate's screen since {moment_text(at, since)}"
+                           for stage, at in entry.entry.reveals.items()},
+            "scores": scores, "scored_text": f"{len(scores)} scored" if scores else "",
+            "signals": sorted(entry.entry.signals), "problem": entry.problem}
 
 
 def scenario_rows(entry: Entry) -> list[tuple[str, str]]:
@@ -240,12 +277,8 @@ def _variant(card: Card, raw, field: str) -> int | None:
     names = [v.name for v in card.variants]
     if isinstance(raw, str) and raw in names:
         return names.index(raw)
-    if isinstance(raw, str) and raw.isdigit():
-        raw = int(raw)
-    if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw < len(card.variants):
-        choices = f"0 to {len(names) - 1} or a variant's name" if names else "absent: the card has no variants"
-        raise InterviewError(f"variant must be {choices}", field)
-    return raw
+    choices = f"0 to {len(names) - 1} or a variant's name" if names else "absent: the card has no variants"
+    return whole_number(raw, field, 0, len(names) - 1, message=f"variant must be {choices}", error=InterviewError)
 
 
 def stage_of(entry: Entry | None, stage) -> str:
@@ -262,18 +295,6 @@ def entry_of(session: Interview, card_id) -> Entry:
     if entry is None:
         raise InterviewError(f"this session has no card {str(card_id)[:100]!r}", "card")
     return entry
-
-
-def moment_text(at: str | None, since: str | None) -> str:
-    """A stored time as the console and the report show it: the clock time, and minutes into the session."""
-    if not at:
-        return ""
-    moment = datetime.fromisoformat(at)
-    shown = moment.strftime("%H:%M:%S UTC")
-    if since:
-        seconds = max(0, int((moment - datetime.fromisoformat(since)).total_seconds()))
-        shown += f" (+{seconds // 60}:{seconds % 60:02d})"
-    return shown
 
 
 def interview_urls(token: str) -> dict:

@@ -16,7 +16,8 @@ from ...progress.interviews import MAX_NAME, MAX_NOTE, MAX_SCRATCH, RECOMMENDATI
 from ..access import author_access
 from .api import private_response, remember
 from .report import markdown, report as report_data
-from .state import candidate_state, console_state, entries, moment_text, open_session, plan, scenario_rows
+from .clock import moment_text
+from .state import candidate_state, console_state, entries, open_session, plan, scenario_rows
 from ..storage import get_bank, get_db
 
 bp = Blueprint("interview", __name__, url_prefix="/interview")
@@ -103,13 +104,10 @@ def console(token):
     wanted = request.args.get("card") or sess.current
     selected = next((e for e in cards if e.id == wanted), cards[0])
     view = selected.view(selected.card.stage_names) if selected.card else None
-    notes_by_card = {}
-    for note in sess.notes:
-        notes_by_card.setdefault(note["card_id"], []).append(note)
     return render_template(
         "interview/console.html", session=sess, cards=cards, selected=selected, view=view,
         state=console_state(sess, cards), scenario=scenario_rows(selected), rubric=selected.rubric(), scale=SCALE,
-        recommendations=RECOMMENDATIONS, token=token, numbers={e.id: e.number for e in cards}, moment=moment_text,
+        recommendations=RECOMMENDATIONS, token=token,
         candidate_url=url_for("interview.candidate", token=interviews.candidate_token(token), _external=True),
         max_note=MAX_NOTE)
 

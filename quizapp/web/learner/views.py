@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from datetime import datetime, timezone
 
@@ -15,6 +16,16 @@ from ..practice import session as practice_session
 from ..storage import get_bank, get_db, learner_id
 
 bp = Blueprint("learner", __name__)
+
+
+@bp.app_template_filter("soon")
+def soon(at: str, now: datetime | None = None) -> str:
+    """A due time within the hour as the page says it ("now", "in 9 minutes"); "" beyond, where
+    static/localtime.js says the day and clock time in the reader's own time zone."""
+    minutes = round((datetime.fromisoformat(at) - (now or datetime.now(timezone.utc))).total_seconds() / 60)
+    if minutes <= 0:
+        return "now"
+    return f"in {minutes} minute{'s' if minutes != 1 else ''}" if minutes < 60 else ""
 
 
 @bp.get("/practice")
@@ -170,15 +181,18 @@ def import_progress():
         return redirect(url_for("learner.me"), code=303)
     try:
         data = limits.loads(raw.decode("utf-8"))
-        counts = transfer.import_progress(get_db(), learner_id(), data, known_cards=get_bank().cards.keys())
-    except transfer.ImportRefused as error:
-        flash(_plain_refusal(error))
     except limits.JSONTooDeep:
         flash("Nothing imported: this file is not a quizapp export (its JSON is nested far deeper than an "
               "export's). Choose the file that “Export my progress” saved.")
-    except ValueError:  # not UTF-8, or not JSON
+        return redirect(url_for("learner.me"), code=303)
+    except (UnicodeDecodeError, json.JSONDecodeError):  # not UTF-8, or not JSON
         flash("Nothing imported: this file is not a quizapp export. Choose the file that "
               "“Export my progress” saved.")
+        return redirect(url_for("learner.me"), code=303)
+    try:
+        counts = transfer.import_progress(get_db(), learner_id(), data, known_cards=get_bank().cards.keys())
+    except transfer.ImportRefused as error:
+        flash(_plain_refusal(error))
     except transfer.ImportInterrupted as stop:
         flash(f"Imported {stop.done:,} of {stop.total:,} rows, then stopped: {stop.reason}.")
     else:

@@ -56,7 +56,8 @@ def answer_view(card, scenario, attempt) -> dict:
     answer when the reader has changed the scenario since."""
     values = scenario.result.values
     expected = values.get(card.answer["value"]) if card.answer else None
-    feedback = attempt.feedback if isinstance(attempt.feedback, dict) else {}
+    feedback = attempt.feedback
+    feedback = feedback if isinstance(feedback, dict) else {}
     view = {"number": card.answer is not None, "unit": unit_label(expected) if expected else "",
             "typed": attempt.answer or "", "working": feedback.get("working") or "", "verdict": None}
     verdict = feedback.get("verdict")

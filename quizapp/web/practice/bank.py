@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 
 from flask import request
 
-from ...calc import FieldError
+from ...fields import optional_whole_number
 from ..storage import get_bank
 
 BANK_PAGE_CARDS = 50
@@ -49,11 +49,7 @@ def count_text(offset: int, shown: int, matched: int, total: int) -> str:
 
 def page_number(text: str | None, pages: int) -> int:
     """The page the URL asks for (1 when it asks for none); a 400 naming ``page`` otherwise."""
-    if text is None or text == "":
-        return 1
-    if not (text.isascii() and text.isdigit()) or not 1 <= int(text[:12]) <= pages:
-        raise FieldError(f"page must be a whole number from 1 to {pages:,}, got {text[:20]!r}", "page")
-    return int(text)
+    return optional_whole_number(text, "page", 1, pages) or 1
 
 
 def _page_url(filters: dict, page: int) -> str:

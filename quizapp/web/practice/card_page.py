@@ -1,5 +1,5 @@
-"""The card page's content, shared by every view of a card: the reader's (practice), the author's
-preview, and the values API.
+"""The card page's content, shared by every view of a card: the reader's (practice) and the
+author's preview.
 
 Every response that carries card text is built from ``card_view``: a stage that the reader
 has not revealed is not rendered, so its text is in no page, fragment or JSON.
@@ -7,19 +7,48 @@ has not revealed is not rendered, so its text is in no page, fragment or JSON.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from flask import current_app, request, url_for
 from markupsafe import Markup
 
 from ...calc import CalcError
-from ...cards import CardError, Refused, card_view, resolve_scenario, scenario_from_query
-from ...lru import LRU
-from ...progress.events import current_attempt
+from ...cards import Card, CardError, CardView, Refused, Scenario, card_view, resolve_scenario, scenario_from_query
+from ...progress.events import Attempt, current_attempt
+from ...progress.scheduling import next_variant
+from .. import caches
 from . import session as practice_session
 from .answer_box import answer_view
 from .panel import controls, message_for_people
 from ..storage import get_db, learner_id
+
+
+@dataclass(frozen=True)
+class CardPage:
+    """What a card page shows, and what its fragments replace: the template reads it as ``page``."""
+
+    card: Card
+    view: CardView                # the stages, only the revealed ones rendered
+    scenario: Scenario            # the one shown (the card's own when the asked one failed)
+    error: CalcError | None       # why the asked scenario is not the one shown
+    attempt: Attempt              # the reader's current attempt at the card
+    answer: dict                  # the answer box and its verdict (answer_box.answer_view)
+    controls: list[dict]          # the calculator panel's rows
+    controls_html: Markup         # and their HTML
+    page_url: str                 # where the calculator's form goes (the page without a scenario)
+    next_variant_url: str         # the card in its next variant, cycling back to its own scenario
+    practice: dict | None         # where the reader is in a practice session, if this card is its current one
+    preview: bool = False         # the author's preview: every stage, nothing recorded
+
+    @property
+    def query(self) -> str:
+        """The scenario's query string: what a reveal's form and a reload carry."""
+        return urlencode(self.scenario.query())
+
+    @property
+    def variant_name(self) -> str | None:
+        return self.card.variants[self.scenario.variant].name if self.scenario.variant is not None else None
 
 
 def scenario_from_request(card):
@@ -36,15 +65,15 @@ def card_url(card, scenario) -> str:
     return url_for("practice.card", card_id=card.id) + (f"?{query}" if query else "")
 
 
-# The calculator panel of a card and scenario: the same for every reader, and as costly to draw
-# as the rest of the page (a select of every model in the card's space).
-PANELS_KEPT = 1024
-_panels: LRU[tuple] = LRU(PANELS_KEPT)
+def next_variant_url(card, scenario, endpoint: str) -> str:
+    """``endpoint``'s page of the card in the variant after this scenario's (its own scenario after the last)."""
+    return url_for(endpoint, card_id=card.id, variant=next_variant(scenario.variant, len(card.variants)))
 
 
-def page_context(card, scenario, error, revealed: list[str] | None = None, attempt=None):
-    """What the card page and its fragments show; ``revealed`` defaults to the reader's own,
-    ``attempt`` to the reader's current attempt at the card."""
+def page_for(card, scenario, error, revealed: list[str] | None = None, attempt=None, *,
+             endpoint: str = "practice.card", preview: bool = False) -> CardPage:
+    """The card page at ``endpoint`` (the reader's, or the author's preview); ``revealed``
+    defaults to the reader's own stages, ``attempt`` to the reader's current attempt at the card."""
     if attempt is None:
         attempt = current_attempt(get_db(), learner_id(), card.id)
     if revealed is None:
@@ -58,30 +87,20 @@ def page_context(card, scenario, error, revealed: list[str] | None = None, attem
         error = CalcError(f"this card cannot be shown for that scenario: {failure.diagnostic.message}", None)
         scenario = resolve_scenario(card, None, {})
         view = card_view(card, scenario, set(revealed))
-    query = urlencode(scenario.query())
-    next_variant = (0 if scenario.variant is None else scenario.variant + 1)
-    next_variant_url = (url_for("practice.card", card_id=card.id, variant=next_variant)
-                        if next_variant < len(card.variants) else url_for("practice.card", card_id=card.id))
-    rows, rows_html = panel(card, scenario, error, query)
-    return {
-        "card": card, "view": view, "scenario": scenario, "error": error, "query": query,
-        "page_url": url_for("practice.card", card_id=card.id),  # where the calculator's form goes
-        "controls": rows, "controls_html": rows_html,
-        "next_variant_url": next_variant_url,
-        "variant_name": card.variants[scenario.variant].name if scenario.variant is not None else None,
-        "attempt": attempt, "preview": False, "answer": answer_view(card, scenario, attempt),
-        "practice": practice_session.position(card.id),
-    }
+    rows, rows_html = panel(card, scenario, error)
+    return CardPage(card=card, view=view, scenario=scenario, error=error, attempt=attempt,
+                    answer=answer_view(card, scenario, attempt), controls=rows, controls_html=rows_html,
+                    page_url=url_for(endpoint, card_id=card.id),
+                    next_variant_url=next_variant_url(card, scenario, endpoint),
+                    practice=practice_session.position(card.id), preview=preview)
 
 
-def panel(card, scenario, error, query: str) -> tuple[list[dict], Markup]:
+def panel(card, scenario, error) -> tuple[list[dict], Markup]:
     """The panel's rows and their HTML. After an error they hold what the reader typed, so they
-    are drawn for this request; otherwise the card's file version, the variant and the query
-    decide them, and they are drawn once."""
+    are drawn for this request; otherwise they are drawn once per ``caches.panel_key``."""
     if error:
         return _drawn(controls(card, scenario, error, request.args))
-    key = (card.path, card.mtime, scenario.variant, query)
-    return _panels.get_or_make(key, lambda: _drawn(controls(card, scenario)))
+    return caches.panels.get_or_make(caches.panel_key(card, scenario), lambda: _drawn(controls(card, scenario)))
 
 
 def _drawn(rows: list[dict]) -> tuple[list[dict], Markup]:
@@ -92,26 +111,27 @@ def _draw_panel(rows) -> Markup:
     return current_app.jinja_env.get_template("cards/_parts.html").module.controls(rows)
 
 
-def fragment_json(context: dict, focus: str | None = None) -> dict:
+def fragment_json(page: CardPage, focus: str | None = None) -> dict:
     """The parts of the page that change, for the script to put in place: the same macros render
     them as render the page."""
-    view = context["view"]
-    card = context["card"]
+    view, card = page.view, page.card
     render = current_app.jinja_env.get_template("cards/_parts.html").module
     return {
-        "url": card_url(card, context["scenario"]),
-        "query": context["query"],
+        "url": card_url(card, page.scenario),
+        "query": page.query,
         "question": view.question_html,
-        "stages": {s.name: render.stage(card, s, context["query"], context["attempt"], context["preview"],
-                                        context["answer"])
+        "stages": {s.name: render.stage(card, s, page.query, page.attempt, page.preview, page.answer)
                    for s in view.stages},
         "revealed": [s.name for s in view.stages if s.revealed],
         "derivations": render.derivations(view),
-        "held": render.held(context["scenario"], context["variant_name"], context["next_variant_url"]),
-        "controls": context["controls_html"],
-        "error": error_json(context["error"]),
+        "held": render.held(page.scenario, page.variant_name, page.next_variant_url),
+        "controls": page.controls_html,
+        "variant": page.scenario.variant,  # what the calculator's form keeps (None: the card's own)
+        "next_variant_url": page.next_variant_url,
+        "error": error_json(page.error),
+        "notice": render.scenario_error(page.error),
         "focus": focus,
-        "announce": _announcement(context),
+        "announce": _announcement(page),
     }
 
 
@@ -123,9 +143,8 @@ def error_json(error: CalcError | None) -> dict | None:
             "refused": isinstance(error, Refused), "check": getattr(error, "check", None)}
 
 
-def _announcement(context) -> str:
-    scenario = context["scenario"]
-    if context["error"]:
-        return f"Not recalculated: {context['error'].message}"
-    return f"Recalculated for {scenario.inputs.model or 'the card'}" + (
-        f", variant {context['variant_name']}" if context["variant_name"] else "") + "."
+def _announcement(page: CardPage) -> str:
+    if page.error:
+        return f"Not recalculated: {page.error.message}"
+    return f"Recalculated for {page.scenario.inputs.model or 'the card'}" + (
+        f", variant {page.variant_name}" if page.variant_name else "") + "."

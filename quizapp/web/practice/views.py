@@ -16,7 +16,7 @@ from ...progress.clock import iso, now_utc, parse_iso
 from . import session as practice_session
 from .answer_box import checked_answer
 from .bank import bank_context
-from .card_page import card_url, fragment_json, page_context, scenario_from_request
+from .card_page import card_url, fragment_json, page_for, scenario_from_request
 from ..storage import get_card, get_db, learner_id, new_event_id
 
 bp = Blueprint("practice", __name__)
@@ -74,9 +74,9 @@ def card(card_id):
     attempt = events.current_attempt(get_db(), learner_id(), card.id)
     if not attempt.started:
         note_open(card, scenario)
-        attempt = None  # the first look is now part of it: page_context reads it again
-    context = page_context(card, scenario, error, attempt=attempt)
-    return render_template("practice/card.html", **context), (400 if error else 200)
+        attempt = None  # the first look is now part of it: page_for reads it again
+    page = page_for(card, scenario, error, attempt=attempt)
+    return render_template("practice/card.html", page=page), (400 if error else 200)
 
 
 @bp.post("/cards/<card_id>/reveal/<stage>")
@@ -97,8 +97,7 @@ def reveal(card_id, stage):
         detail = {"elapsed_ms": attempt.elapsed_ms(datetime.now(timezone.utc))} if not attempt.revealed else None
         record(card, "reveal", scenario, stage=stage, detail=detail, event_id=event_id)
     if _wants_fragment():
-        context = page_context(card, scenario, error)
-        return jsonify(fragment_json(context, focus=stage))
+        return jsonify(fragment_json(page_for(card, scenario, error), focus=stage))
     # Post/redirect/get: a reload shows the page instead of posting again.
     return redirect(card_url(card, scenario) + f"#stage-{stage}", code=303)
 
@@ -151,8 +150,7 @@ def fragment(card_id):
     """The revealed parts of the card for another scenario, for in-place recalculation."""
     card = get_card(card_id)
     scenario, error = scenario_from_request(card)
-    context = page_context(card, scenario, error)
-    return jsonify(fragment_json(context)), (400 if error else 200)
+    return jsonify(fragment_json(page_for(card, scenario, error))), (400 if error else 200)
 
 
 def scheduled_state(card_id: str) -> dict:

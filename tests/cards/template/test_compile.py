@@ -1,5 +1,7 @@
 """Compiling: a broken expression or an unknown name is an error at its line, with a hint."""
 
+import pytest
+
 from ..conftest import GOOD_CARD, error_of, line_of
 
 
@@ -23,3 +25,17 @@ def test_syntax_error_in_expression(write_card):
     diagnostic, _ = error_of(write_card, text)
     assert diagnostic.line == line_of(text, "users_fit +")
     assert diagnostic.message.startswith("expression error")
+
+
+@pytest.mark.parametrize("expression, words", [
+    ("{{ 1.x and users_fit }}", "'int object' has no attribute 'x'"),
+    ("{{ not [1][3] }}", "list object has no element 3"),
+    ("{{ 1.__class__ or users_fit }}", "access to attribute '__class__' of 'int' object is unsafe"),
+])
+def test_a_constant_expression_that_fails_as_jinja_folds_it_is_an_error_at_its_line(write_card, expression, words):
+    """Jinja evaluates constant expressions while it compiles; one that reads what a literal
+    does not have fails then, and is the card's error like any other."""
+    text = GOOD_CARD.replace("{{ users_fit }} users.", f"Fits\n{expression} users.")
+    diagnostic, _ = error_of(write_card, text)
+    assert diagnostic.line == line_of(text, expression)
+    assert words in diagnostic.message

@@ -1,6 +1,9 @@
 """Rendering a piece: sanitized HTML, calc() over another scenario, errors at their own line."""
 
+import pytest
+
 from quizapp.cards import resolve_scenario
+from quizapp.cards.template import render as render_module
 from quizapp.cards.template.render import render_piece, sanitize
 
 from ..conftest import GOOD_CARD, error_of, line_of, load
@@ -51,3 +54,41 @@ def test_the_reused_markdown_converter_carries_nothing_from_one_text_to_the_next
     assert "href" not in _to_html(uses, inline=False)
     fresh = markdown.markdown(table, extensions=["fenced_code", "tables", "sane_lists"])
     assert "<table>" in fresh and _to_html(table, inline=False).startswith("<table>")
+
+
+@pytest.mark.parametrize("expression, words", [
+    ("{{ 1 in users_fit }}", "argument of type 'int' is not iterable"),
+    ("{{ model < 1 }}", "'<' not supported between instances of 'str' and 'int'"),
+    ("{{ -model }}", "bad operand type for unary -: 'str'"),
+    ("{% set a, b = [users_fit] %}{{ a }}", "not enough values to unpack"),
+    ("{{ model | gib }}", "unsupported operand type(s) for /: 'str' and 'int'"),
+    ("{{ range(1, 2, 0) | list }}", "range() arg 3 must not be zero"),
+    ("{{ model.index('zzz') }}", "substring not found"),
+    ("{{ users_fit / 0 }}", "division by zero"),
+    ("{{ users_fit is divisibleby(0) }}", "modulo by zero"),
+    ("{{ calc(1) }}", "takes 0 positional arguments"),
+    ("{{ cycler() }}", "RuntimeError: at least one item has to be provided"),
+    ("{{ model | truncate(-5) }}", "expected length >= 3, got -5"),
+    ("{{ derivation([1]) }}", "the calculator does not derive [1] here"),
+    ("{{ measured('x', on=[1]) }}", "on must be 'own' or a variant's name"),
+])
+def test_what_python_refuses_in_an_expression_is_the_cards_error_at_its_line(write_card, expression, words):
+    text = GOOD_CARD.replace("{{ users_fit }} users.", f"Fits\n{expression} users.")
+    diagnostic, _ = error_of(write_card, text)
+    assert diagnostic.line == line_of(text, expression)
+    assert words in diagnostic.message
+
+
+def test_an_error_inside_a_function_an_expression_calls_is_a_bug_not_the_cards_error(write_card, monkeypatch):
+    """A KeyError from deep in the calculator is not reported to the author as a mistake in
+    their card: it propagates, to be logged with its traceback (the bank catches it)."""
+    card = load(write_card(GOOD_CARD.replace("{{ users_fit }} users.",
+                                             "{{ calc(max_model_len=4096).users_fit }} users.")))
+    scenario = resolve_scenario(card, None, {"max_model_len": 16384})
+
+    def broken_compute(inputs):
+        raise KeyError("weights_bytes")
+
+    monkeypatch.setattr(render_module, "compute", broken_compute)
+    with pytest.raises(KeyError):
+        render_piece(card, "short", scenario)

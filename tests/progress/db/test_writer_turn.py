@@ -8,7 +8,7 @@ import pytest
 
 from quizapp.progress.db import writer_turn as turn_module
 from quizapp.progress.db.connection import connect, write
-from quizapp.progress.db.writer_turn import lock_path, writer_turn
+from quizapp.progress.db.writer_turn import is_busy, lock_path, writer_turn
 
 
 def _hold_turn(path: str, held, release, seconds_held) -> None:
@@ -55,10 +55,24 @@ def test_a_writer_of_another_process_waits_for_the_turn_and_goes_at_once_after_i
 def test_a_turn_kept_past_the_timeout_is_refused_with_sqlites_words(other_process):
     path, start, release = other_process
     start()
-    with pytest.raises(sqlite3.OperationalError, match="database is locked"):
+    with pytest.raises(sqlite3.OperationalError, match="database is locked") as refused:
         with writer_turn(path, 0.05):
             pass
     release.set()
+    assert is_busy(refused.value) and refused.value.sqlite_errorcode == sqlite3.SQLITE_BUSY
+
+
+def test_only_a_lock_that_stayed_taken_is_busy(tmp_path):
+    db = connect(tmp_path / "db.sqlite")
+    with pytest.raises(sqlite3.OperationalError) as missing:
+        db.execute("SELECT * FROM no_such_table")
+    assert not is_busy(missing.value)
+    other = sqlite3.connect(tmp_path / "db.sqlite", timeout=0)
+    db.conn.execute("BEGIN IMMEDIATE")
+    with pytest.raises(sqlite3.OperationalError) as locked:
+        other.execute("BEGIN IMMEDIATE")
+    db.conn.rollback()
+    assert is_busy(locked.value)  # SQLite's own
 
 
 def test_each_process_opens_its_own_lock_file_description(tmp_path):

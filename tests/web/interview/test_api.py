@@ -100,6 +100,13 @@ def test_creating_a_session_takes_json_only(client, interviewer):
      "cards.0.scenario.block_size"),
     ({"candidate": "Ada", "cards": [{"id": "kv-pool-users", "scenario": {"variant": 9}}]},
      "cards.0.scenario.variant"),
+    # str.isdigit() takes "²" and int() then raised: these were 500s. "٢" was read as 2.
+    ({"candidate": "Ada", "cards": [{"id": "kv-pool-users", "scenario": {"variant": "²"}}]},
+     "cards.0.scenario.variant"),
+    ({"candidate": "Ada", "cards": [{"id": "kv-pool-users", "scenario": {"variant": "١"}}]},
+     "cards.0.scenario.variant"),
+    ({"candidate": "Ada", "cards": [{"id": "kv-pool-users", "scenario": {"variant": True}}]},
+     "cards.0.scenario.variant"),
     ({"candidate": "Ada", "cards": [{"id": "kv-pool-users", "scenario": "fp8"}]}, "cards.0.scenario"),
     ({"candidate": "Ada", "role": "No such role"}, "cards"),
     ([1, 2], None),
@@ -132,7 +139,13 @@ def test_a_variant_may_be_named(interviewer, client):
     ("/note", {"text": "  "}, "text"),
     ("/note", {"text": "n" * 10_001}, "text"),
     ("/note", {"text": "x", "card": "nope"}, "card"),
+    ("/score", {"card": "kv-pool-users", "stage": "short", "score": "²"}, "score"),  # was a 500
+    ("/score", {"card": "kv-pool-users", "stage": "short", "score": "٣"}, "score"),  # was read as 3
+    ("/score", {"card": "kv-pool-users", "stage": "short", "score": "3.0"}, "score"),
     ("/note/delete", {"note": 99}, "note"),
+    ("/note/delete", {"note": "²"}, "note"),  # was a 500
+    ("/note/delete", {"note": 2**70}, "note"),  # was SQLite's overflow: a 400 naming no field
+    ("/note/delete", {"note": None}, "note"),
     ("/recommendation", {"recommendation": "maybe"}, "recommendation"),
     ("/recommendation", {"recommendation": "yes", "reason": "r" * 10_001}, "reason"),
 ])

@@ -141,3 +141,13 @@ def test_the_end_reaches_the_candidate_and_nothing_more_is_shown(client, intervi
     refused = interviewer.post(url + "/reveal", {"card": "kv-pool-users", "stage": "full"})
     assert refused.status_code == 409 and refused.get_json()["error"] == "the interview has ended"
     assert interviewer.post(session["candidate_url"] + "/scratch", {"text": "late"}).status_code == 409
+
+
+def test_the_candidates_state_words_its_announcements_for_what_is_shown_only(client, interviewer, session):
+    url = session["interviewer_url"]
+    interviewer.post(url + "/reveal", {"card": "kv-pool-users", "stage": "short"})
+    interviewer.post(url + "/reveal", {"card": "kv-pool-users", "stage": "followup-2"})
+    said = client.get(session["candidate_url"] + "/state").get_json()["announce"]
+    assert said == {"card": "Question 1 is on the screen.", "ended": "The interview has ended.",
+                    "stages": {"short": "The interviewer showed the short answer.",
+                               "followup-2": "The interviewer showed the expected answer to follow-up 2."}}

@@ -8,14 +8,20 @@ import pytest
 from quizapp import create_app
 from quizapp.web.practice.bank import BANK_PAGE_CARDS, count_text
 
+from ..conftest import QUESTIONS_DIR
 
-@pytest.fixture
-def big_bank(tmp_path, questions_dir):
-    """120 copies of the web tests' kv-pool-users card, titled and tagged by number, and its other card."""
+
+@pytest.fixture(scope="module")
+def big_bank(tmp_path_factory):
+    """120 copies of the web tests' kv-pool-users card, titled and tagged by number, and its other card.
+
+    Made once for the module: loading 121 cards is most of this file's time, and its tests only
+    read pages (a visitor who only reads stores nothing, so one client serves them all)."""
+    tmp_path = tmp_path_factory.mktemp("big-bank")
     folder = tmp_path / "questions"
     folder.mkdir()
-    shutil.copy(questions_dir / "kv-bytes-per-token.md", folder)
-    text = (questions_dir / "kv-pool-users.md").read_text(encoding="utf-8")
+    shutil.copy(QUESTIONS_DIR / "kv-bytes-per-token.md", folder)
+    text = (QUESTIONS_DIR / "kv-pool-users.md").read_text(encoding="utf-8")
     title = re.search(r"^title: (.*)$", text, re.M).group(0)
     for i in range(120):
         copy = text.replace("\nid: kv-pool-users\n", f"\nid: copy-{i:03d}\n", 1)

@@ -144,6 +144,26 @@ def test_variant_and_next_variant_link(reader):
     assert 'href="/cards/kv-pool-users?variant=2"' in page
 
 
+@pytest.mark.parametrize("query, variant, following", [
+    ("", None, "/cards/kv-pool-users?variant=0"),
+    ("?variant=1", 1, "/cards/kv-pool-users?variant=2"),
+    ("?variant=3", 3, "/cards/kv-pool-users"),  # the last of its four variants, then its own scenario again
+])
+def test_the_fragment_sends_the_variant_and_the_next_variants_link(client, query, variant, following):
+    data = client.get("/cards/kv-pool-users/fragment" + query).get_json()
+    assert (data["variant"], data["next_variant_url"]) == (variant, following)
+    assert f'href="{following}" id="next-variant"' in client.get("/cards/kv-pool-users" + query).text
+
+
+def test_the_fragment_sends_the_pages_own_notice(client):
+    query = "?max_model_len=100000"
+    data = client.get("/cards/kv-pool-users/fragment" + query).get_json()
+    page = client.get("/cards/kv-pool-users" + query).text
+    assert "vLLM would refuse to start in that scenario" in data["notice"] and data["notice"] in page
+    hidden = client.get("/cards/kv-pool-users/fragment").get_json()["notice"]
+    assert hidden == '<div class="notice error" role="alert" id="scenario-error" hidden></div>'
+
+
 @pytest.mark.parametrize("query, field", [
     ("?tensor_parallel_size=3", "tensor_parallel_size"),
     ("?max_model_len=-1", "max_model_len"),

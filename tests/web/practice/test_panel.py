@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from quizapp.web import caches
 from quizapp.web.practice import card_page
 
 
@@ -13,7 +14,7 @@ def draws(monkeypatch):
     drawn = []
     real = card_page._draw_panel
     monkeypatch.setattr(card_page, "_draw_panel", lambda rows: drawn.append(rows) or real(rows))
-    card_page._panels.clear()
+    caches.clear()
     return drawn
 
 

@@ -50,7 +50,7 @@ def test_practise_ahead_when_nothing_is_due(client):
         client.post(f"/cards/{card_id}/grade", data={"rating": "easy"})
     page = client.get("/practice").text
     assert "You are caught up" in page and 'id="practise-ahead"' in page
-    assert re.search(r'<time datetime="[0-9T:.+-]+Z?[^"]*" data-relative>[^<]+ UTC</time>', page)
+    assert re.search(r'<time datetime="[0-9T:.+-]+Z?[^"]*" data-relative="[^"]*">[^<]+ UTC</time>', page)
     response = client.get("/practice?ahead=1")
     assert response.status_code == 303 and "/cards/" in response.headers["Location"]
     card_id = re.search(r"/cards/([a-z0-9-]+)", response.headers["Location"]).group(1)

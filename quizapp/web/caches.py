@@ -1,0 +1,28 @@
+"""The web layer's caches, in one place: what each keeps, the function that builds its key, and
+``clear`` for tests. (The card format's caches are the cards layer's; the calculator form's
+catalog options are read once per process, since the catalog ships with the code.)
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from markupsafe import Markup
+
+from ..lru import LRU
+
+# A card's calculator panel (its rows and their HTML) for a scenario: the same for every reader,
+# and as costly to draw as the rest of the page (a select of every model in the card's space).
+PANELS_KEPT = 1024
+panels: LRU[tuple[list[dict], Markup]] = LRU(PANELS_KEPT)
+
+
+def panel_key(card, scenario) -> tuple:
+    """What decides a panel: the card's file version, the variant and the scenario's query (the
+    inputs the reader changed, and the pool's rule)."""
+    return (card.path, card.mtime, scenario.variant, urlencode(scenario.query()))
+
+
+def clear() -> None:
+    """Forget everything kept (tests that count what is drawn start from nothing)."""
+    panels.clear()

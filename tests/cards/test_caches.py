@@ -1,0 +1,52 @@
+"""The card layer's caches: a card is plain data, renders follow the file's text, copies compile once."""
+
+import os
+import pickle
+
+from quizapp.cards import Bank, caches, card_view, resolve_scenario
+from quizapp.cards.template.render import render_piece
+from quizapp.lru import LRU
+
+from .conftest import GOOD_CARD, load
+
+
+def test_a_loaded_card_is_plain_data(write_card):
+    """No Jinja environment or cache rides on a card: it pickles and comes back equal."""
+    card = load(write_card())
+    assert pickle.loads(pickle.dumps(card)) == card
+
+
+def test_a_file_changed_within_one_timestamp_renders_its_new_text(write_card):
+    """Renders are kept by the file's text, not its modification time (which a file system
+    may leave unchanged over two quick writes)."""
+    path = write_card()
+    before = load(path)
+    stamp = os.stat(path).st_mtime_ns
+    path.write_text(GOOD_CARD.replace("{{ users_fit }} users.", "{{ users_fit }} readers."), encoding="utf-8")
+    os.utime(path, ns=(stamp, stamp))
+    after = load(path)
+    assert after.mtime == before.mtime
+    scenario = resolve_scenario(after, None, {})
+    assert "users." in render_piece(before, "short", scenario).html
+    assert "readers." in render_piece(after, "short", scenario).html
+
+
+def test_a_copy_of_a_card_compiles_none_of_its_pieces_again(write_card):
+    caches.clear_all()
+    load(write_card())
+    # Its eight pieces: the question, two answers, a follow-up's question and answer, a wrong
+    # answer and why, the taught-in note.
+    assert len(caches.TEMPLATES) == 8
+    load(write_card(GOOD_CARD.replace("id: tiny", "id: tiny-copy"), name="tiny-copy.md"))
+    assert len(caches.TEMPLATES) == 8
+
+
+def test_clear_all_empties_every_cache_of_the_module(write_card):
+    bank = Bank(write_card().parent).refresh()  # indexes, validates and loads the card
+    card = bank.get("tiny")
+    card_view(card, resolve_scenario(card, None, {}), set(card.stage_names))
+    every = [value for value in vars(caches).values() if isinstance(value, LRU)]
+    assert set(map(id, every)) == set(map(id, caches.ALL)), "a cache that clear_all() does not clear"
+    assert all(len(cache) for cache in every)
+    caches.clear_all()
+    assert [len(cache) for cache in every] == [0] * len(every)
