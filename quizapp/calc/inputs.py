@@ -77,7 +77,8 @@ FIELDS = (
           maximum=MAX_MEMORY_BYTES),
     Field("weights_bytes", "bytes", "weights per GPU (default: counted from the config)", minimum=0,
           maximum=MAX_MEMORY_BYTES),
-    Field("weights_dtype", "choice", "dtype of the weights, for the weights bytes", choices=WEIGHTS_DTYPES),
+    Field("weights_dtype", "choice", "format of the weights, for their bytes and the time bounds (auto: the "
+          "config's quantization_config, else its dtype)", choices=WEIGHTS_DTYPES),
     Field("non_kv_cache_memory_bytes", "bytes",
           "activations, CUDA graphs and other non-KV memory that vLLM measures at start", minimum=0,
           maximum=MAX_MEMORY_BYTES),
