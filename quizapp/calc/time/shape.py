@@ -57,8 +57,11 @@ def request_shape(result: Result, gpu: dict, total_memory: int | None) -> Shape:
     capped = f"batch_size {inputs.batch_size:,} capped at max_num_seqs {cap:,} ({cap_why})" if batch < inputs.batch_size \
         else f"batch_size {inputs.batch_size:,}" + (" (default)" if inputs.batch_size == 1 else "") + \
         f", within max_num_seqs {cap:,} ({cap_why})"
+    fit = result.get("users_fit")
+    room = (f"; the KV pool holds only {fit:,} users of {result['tokens_per_user']:,} tokens, so vLLM would run at most "
+            f"that many at once (the bounds are for the batch as given)" if fit is not None and fit < batch else "")
     result.add("decode_batch", batch, "sequences", fmt.commas(batch),
-               f"{capped}: {batch:,} sequence{'s' if batch > 1 else ''} decoded together")
+               f"{capped}: {batch:,} sequence{'s' if batch > 1 else ''} decoded together{room}")
     shape = Shape(batch, *_lengths(result))
     result.add("decode_context_tokens", shape.context, "tokens", fmt.commas(shape.context),
                f"{shape.prompt:,} prompt + {shape.output:,} output ÷ 2 = {shape.context:,} tokens: the mean context of "

@@ -154,3 +154,10 @@ def test_nvfp4_70b_reads_what_a_published_per_tensor_count_says():
                         "prompt_tokens": 1, "output_tokens": 1})
     assert result["decode_weight_bytes"] / 1e9 == pytest.approx(40.61, abs=0.01)
     assert result["decode_tokens_per_second"] == pytest.approx(6.72, abs=0.01)
+
+
+def test_a_batch_the_pool_cannot_hold_is_said_so():
+    result = calculate({"model": "Qwen/Qwen3-8B", "gpu": "L4", "batch_size": 32, "prompt_tokens": 2000,
+                        "output_tokens": 200})
+    assert result["users_fit"] < 32 and result["decode_batch"] == 32
+    assert f"the KV pool holds only {result['users_fit']:,} users" in result.values["decode_batch"].derivation
