@@ -21,7 +21,7 @@ from .decode import decode_values
 from .prefill import prefill_values
 from .rates import rates_for
 from .shape import request_shape
-from .work import Work, head_dims, stage_work
+from .work import Work, head_dims, sparse_attention, stage_work
 
 
 def time_bounds(result: Result, layout: Layout) -> None:
@@ -57,4 +57,4 @@ def build_work(result: Result, layout: Layout) -> Work:
     given = inputs.weights_bytes or None
     return Work(tuple(stage_work(s, tp, spread, rates, experts, k, given) for s in found), specs.memory_bandwidth.value,
                 rates, experts, k, inputs.data_parallel_size if experts else 1, model.num_attention_heads // tp,
-                head_dims(model))
+                head_dims(model), sparse_attention(model))

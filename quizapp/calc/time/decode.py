@@ -46,7 +46,7 @@ def decode_values(result: Result, work: Work, shape: Shape) -> Step:
     weights, kv = sum(step.weights), sum(step.kv)
     result.add("decode_weight_bytes", round(weights), "B", fmt.gib(weights), _weights_words(result, work, shape, step))
     result.add("decode_kv_bytes", round(kv), "B", fmt.gib(kv),
-               f"{b:,} sequence{'s' if b > 1 else ''} × {sum(kv_read(s, c) for s in work.stages):,.0f} B of KV each "
+               f"{b:,} sequence{'s' if b > 1 else ''} × {sum(kv_read(work, s, c) for s in work.stages):,.0f} B of KV each "
                f"at {c:,} tokens of context{_per_stage(staged)}")
     memory, compute = sum(step.memory_seconds), sum(step.compute_seconds)
     result.add("decode_memory_seconds", memory, "s", fmt.duration(memory),
@@ -122,7 +122,7 @@ def _speeds(result: Result, work: Work, shape: Shape, step: Step) -> None:
                + (" (the slowest stage's: the stages work on different micro-batches at once)" if staged else "")
                + f": {batch:,.1f} tokens/s for the batch at most ({SPEED_BOUND})"
                + (f"; × data_parallel_size {dp} replicas = {batch * dp:,.1f} tokens/s in all" if dp > 1 else ""))
-    per_sequence = [max(kv_read(s, shape.context) / work.bandwidth,
+    per_sequence = [max(kv_read(work, s, shape.context) / work.bandwidth,
                         s.linear_seconds + attention_flops(work, s, shape.context) / work.rates.attention.flops)
                     for s in work.stages]
     ceiling = 1 / max(per_sequence)
@@ -152,7 +152,7 @@ def _critical_batch(result: Result, work: Work, shape: Shape) -> None:
                f"weights' read ({fmt.commas(round(dense))} B ÷ {fmt.bandwidth(work.bandwidth)} = "
                f"{fmt.duration(dense / work.bandwidth)}): B = {fmt.duration(dense / work.bandwidth)} ÷ "
                f"{fmt.duration(linear)} = {knee:,.1f}")
-    kv = sum(kv_read(s, shape.context) for s in work.stages) / work.bandwidth
+    kv = sum(kv_read(work, s, shape.context) for s in work.stages) / work.bandwidth
     attention = sum(attention_flops(work, s, shape.context) for s in work.stages) / work.rates.attention.flops
     if kv >= linear + attention:
         tail = (f"; counting the KV reads, decode at {shape.context:,} tokens of context never turns compute-bound: "

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model.config import ModelConfig
-from ..model.layout import LayerSpec
+from ..model.layout import INDEXER_QUANT_BLOCK, LayerSpec
 from ..model.parts import touched_share
 from ..model.tensors import EXPERT_WEIGHT, LINEAR_WEIGHT, PLAIN
 from ..sizing.pipeline import Stage
@@ -44,6 +44,7 @@ class Work:
     token_ranks: int  # how many DP ranks' tokens meet in the MoE layers (each routes its own batch)
     heads: int  # attention heads on one GPU
     head_dims: int  # QK + PV dims of one head
+    sparse: tuple[int, int] | None = None  # sparse MLA: (tokens each query attends, indexer key bytes per token)
 
 
 def stage_work(stage: Stage, tp: int, expert_ranks: int, rates: Rates, experts: int, top_k: int,
@@ -72,30 +73,50 @@ def head_dims(model: ModelConfig) -> int:
     return 2 * model.head_dim
 
 
-def seen(spec: LayerSpec, context: float) -> float:
-    """Tokens one layer attends over at a context: all of them, or at most a window or chunk."""
+def sparse_attention(model: ModelConfig) -> tuple[int, int] | None:
+    """DeepSeek-V3.2's sparse MLA: each query attends its indexer's top index_topk tokens, and a step reads
+    every token's indexer key (layout.py: index_head_dim fp8 values and a 4-byte scale per 128)."""
+    if not model.index_head_dim:
+        return None
+    dim = model.index_head_dim
+    return int(model.get("index_topk")), dim + dim // INDEXER_QUANT_BLOCK * 4
+
+
+def seen(spec: LayerSpec, context: float, sparse: tuple[int, int] | None = None) -> float:
+    """Tokens one layer attends over at a context: all of them, or at most a window, a chunk or a sparse top-k."""
     if spec.kind == "mamba":
         return 0.0
+    if sparse and spec.kind == "mla":
+        return min(context, sparse[0])
     return min(context, spec.window) if spec.window else context
 
 
-def pairs(spec: LayerSpec, tokens: int) -> float:
+def pairs(spec: LayerSpec, tokens: int, sparse: tuple[int, int] | None = None) -> float:
     """(query, key) pairs causal attention over a prompt computes in one layer."""
     if spec.kind == "mamba":
         return 0.0
-    if not spec.window or tokens <= spec.window:
+    w = sparse[0] if sparse and spec.kind == "mla" else spec.window
+    if not w or tokens <= w:
         return tokens * (tokens + 1) / 2
-    w = spec.window
     if spec.kind == "chunked":  # block-diagonal: whole chunks, then the rest
         full, rest = divmod(tokens, w)
         return full * w * (w + 1) / 2 + rest * (rest + 1) / 2
     return w * (w + 1) / 2 + (tokens - w) * w
 
 
-def kv_read(stage: StageWork, context: float) -> float:
-    """KV bytes one sequence's decode step reads on one GPU of the stage."""
-    return sum(n * (spec.state_bytes if spec.kind == "mamba" else spec.bytes_per_token * seen(spec, context))
-               for spec, n in stage.layers)
+def kv_read(work: Work, stage: StageWork, context: float) -> float:
+    """KV bytes one sequence's decode step reads on one GPU of the stage (sparse MLA: every indexer key,
+    the latents of its top-k tokens only)."""
+    total = 0.0
+    for spec, n in stage.layers:
+        if spec.kind == "mamba":
+            total += n * spec.state_bytes
+        elif work.sparse and spec.kind == "mla":
+            index = work.sparse[1]
+            total += n * (index * context + (spec.bytes_per_token - index) * seen(spec, context, work.sparse))
+        else:
+            total += n * spec.bytes_per_token * seen(spec, context)
+    return total
 
 
 def kv_written(stage: StageWork, tokens: int) -> float:
@@ -106,7 +127,7 @@ def kv_written(stage: StageWork, tokens: int) -> float:
 
 def attention_flops(work: Work, stage: StageWork, context: float) -> float:
     """One sequence's decode attention FLOPs on one GPU of the stage."""
-    return sum(n * 2 * seen(spec, context) * work.head_dims * work.heads for spec, n in stage.layers)
+    return sum(n * 2 * seen(spec, context, work.sparse) * work.head_dims * work.heads for spec, n in stage.layers)
 
 
 def weights_read(work: Work, stage: StageWork, tokens: float) -> float:
@@ -131,7 +152,7 @@ class Step:
 
 def decode_step(work: Work, batch: float, context: float) -> Step:
     weights = tuple(weights_read(work, s, batch) for s in work.stages)
-    kv = tuple(batch * kv_read(s, context) for s in work.stages)
+    kv = tuple(batch * kv_read(work, s, context) for s in work.stages)
     attention = tuple(batch * attention_flops(work, s, context) for s in work.stages)
     return Step(weights, kv, tuple(batch * s.linear_flops + a for s, a in zip(work.stages, attention)),
                 tuple((w + k) / work.bandwidth for w, k in zip(weights, kv)),
@@ -144,7 +165,7 @@ def prefill_step(work: Work, prompts: int, tokens: int) -> Step:
     and lm_head for each prompt's last token only (the first output token's logits)."""
     weights = tuple(weights_read(work, s, prompts * tokens) for s in work.stages)
     kv = tuple(prompts * kv_written(s, tokens) for s in work.stages)
-    attention = tuple(prompts * sum(n * 2 * pairs(spec, tokens) * work.head_dims * work.heads
+    attention = tuple(prompts * sum(n * 2 * pairs(spec, tokens, work.sparse) * work.head_dims * work.heads
                                     for spec, n in s.layers) for s in work.stages)
     body = prompts * tokens
     flops = tuple(body * (s.linear_flops - s.head_flops) + prompts * s.head_flops + a

@@ -161,3 +161,11 @@ def test_a_batch_the_pool_cannot_hold_is_said_so():
                         "output_tokens": 200})
     assert result["users_fit"] < 32 and result["decode_batch"] == 32
     assert f"the KV pool holds only {result['users_fit']:,} users" in result.values["decode_batch"].derivation
+
+
+def test_sparse_mla_reads_every_indexer_key_and_only_its_top_k_latents():
+    result = calculate({"model": "deepseek-ai/DeepSeek-V3.2", "gpu": "B200", "tensor_parallel_size": 8,
+                        "prompt_tokens": 64000, "output_tokens": 0})
+    # 61 MLA layers, each token an fp8 indexer key of 128 values + 4 B scale (132 B) and a bf16 latent of
+    # (512 + 64) × 2 = 1,152 B; each query attends its index_topk 2,048 tokens (vLLM's sparse MLA backends).
+    assert result["decode_kv_bytes"] == 61 * (132 * 64000 + 1152 * 2048)
