@@ -70,6 +70,10 @@ class GpuSpecs:
             figure = self.rates[dtype]
             return Peak(dtype, figure.value, f"{self.name} dense {RATE_NAMES[dtype]} {fmt.flops(figure.value)} "
                                             f"({figure.source})")
+        if dtype == "bf16" and "fp16" in self.rates:  # Turing: no BF16 at all, vLLM runs such models in FP16
+            figure = self.rates["fp16"]
+            return Peak("fp16", figure.value, f"{self.name} has no BF16: a BF16 model runs in FP16, dense "
+                                              f"{fmt.flops(figure.value)} ({figure.source})")
         for narrower in NARROWER[dtype]:
             if narrower in self.rates:
                 figure = self.rates[narrower]

@@ -57,4 +57,4 @@ def build_work(result: Result, layout: Layout) -> Work:
     given = inputs.weights_bytes or None
     return Work(tuple(stage_work(s, tp, spread, rates, experts, k, given) for s in found), specs.memory_bandwidth.value,
                 rates, experts, k, inputs.data_parallel_size if experts else 1, model.num_attention_heads // tp,
-                head_dims(model), sparse_attention(model))
+                head_dims(model), sparse_attention(model), weight_format.name)

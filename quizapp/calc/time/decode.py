@@ -25,17 +25,18 @@ def spec_values(result: Result, work: Work) -> None:
     linear = work.rates.linear
     result.add("peak_flops", linear.flops, "FLOP/s", fmt.flops(linear.flops), linear.words)
     result.add("compute_dtype", linear.dtype, "", linear.dtype.upper(),
-               f"the linear layers compute in {linear.dtype.upper()} ({_why_dtype(result, linear.dtype)})")
+               f"the linear layers compute in {linear.dtype.upper()} ({_why_dtype(work, linear.dtype)})")
 
 
-def _why_dtype(result: Result, dtype: str) -> str:
-    weights = result.inputs.weights_dtype
+def _why_dtype(work: Work, dtype: str) -> str:
+    weights = work.weights_format
     if dtype in ("fp8", "fp4"):
-        return f"{dtype.upper()} weights and activations on this GPU's {dtype.upper()} tensor cores"
+        return f"{weights} weights, {dtype.upper()} activations, on this GPU's {dtype.upper()} tensor cores"
     if weights in ("awq", "gptq", "int4"):
-        return "int4 weights are dequantized to 16 bits by weight-only kernels"
-    return "the model dtype" if weights in ("auto", "bfloat16", "float16") else \
-        "this GPU has no tensor cores for the weights' format: weight-only kernels compute in 16 bits"
+        return f"{weights} weights are dequantized to 16 bits by weight-only kernels"
+    if weights in ("bfloat16", "float16"):
+        return f"{weights} weights"
+    return f"{weights} weights: this GPU has no tensor cores for them, so weight-only kernels compute in 16 bits"
 
 
 def decode_values(result: Result, work: Work, shape: Shape) -> Step:

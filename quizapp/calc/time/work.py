@@ -45,6 +45,7 @@ class Work:
     heads: int  # attention heads on one GPU
     head_dims: int  # QK + PV dims of one head
     sparse: tuple[int, int] | None = None  # sparse MLA: (tokens each query attends, indexer key bytes per token)
+    weights_format: str = "bfloat16"  # the weights' format (formats.py), as the derivations name it
 
 
 def stage_work(stage: Stage, tp: int, expert_ranks: int, rates: Rates, experts: int, top_k: int,
