@@ -79,7 +79,7 @@ def tensors_of(terms, fmt: Format) -> Tensors:
 def layer_tensors(model: ModelConfig, fmt: Format) -> tuple[tuple[Tensors, ...], tuple[int, ...]]:
     """The decoder layers' distinct tensor sets, and each layer's index into them, in layer order.
     Counted once per model object and format: a model has a few distinct layer shapes at most."""
-    key = (fmt.name, tuple(sorted(fmt.per_kind.items())))
+    key = format_key(fmt)
     cached = model.__dict__.setdefault("_layer_tensors", {})  # a frozen dataclass's own cache slot
     if key not in cached:
         shapes: dict[int, int] = {}
@@ -113,8 +113,22 @@ def tied(model: ModelConfig) -> bool:
     return bool(model.get("tie_word_embeddings", False))
 
 
+def format_key(fmt: Format) -> tuple:
+    """What a per-model cache keys a weight format by: its name and its bytes per kind."""
+    return fmt.name, tuple(sorted(fmt.per_kind.items()))
+
+
 def part_bytes(model: ModelConfig, fmt: Format) -> dict[str, tuple[int, Fraction]]:
-    """Part -> (parameters, bytes) over all GPUs, the MTP module left out (as weights_bytes leaves it)."""
+    """Part -> (parameters, bytes) over all GPUs, the MTP module left out (as weights_bytes leaves it).
+    Counted once per model object and format."""
+    cached = model.__dict__.setdefault("_part_bytes", {})  # a frozen dataclass's own cache slot
+    key = format_key(fmt)
+    if key not in cached:
+        cached[key] = _part_bytes(model, fmt)
+    return cached[key]
+
+
+def _part_bytes(model: ModelConfig, fmt: Format) -> dict[str, tuple[int, Fraction]]:
     found = {part: (0, Fraction(0)) for part in PARTS}
     for t in count_parameters(model).terms:
         if t.part == "mtp":

@@ -18,9 +18,9 @@ from math import ceil
 from .. import fmt
 from ..errors import CalcError
 from ..model.config import NO_ATTENTION, ModelConfig
-from ..model.formats import model_format
+from ..model.formats import Format, model_format
 from ..model.layout import Layout
-from ..model.parts import Tensors, expert_ranks, head_tensors, layer_tensors, tied
+from ..model.parts import Tensors, expert_ranks, format_key, head_tensors, layer_tensors, tied
 from ..result import Result
 from .blocks import plan_blocks
 from .memory import Budget, WeightsOnGpu
@@ -59,12 +59,27 @@ class Stage:
         return float((tensors.bytes - tensors.expert_bytes) / tp + tensors.expert_bytes / expert_ranks)
 
 
+# Stage lists kept per model object, by layout, format and stage count: at most this many, so a
+# stream of scenarios with ever new parallelism cannot grow a catalog model without bound.
+STAGES_KEPT = 32
+
+
 def stages(model: ModelConfig, layout: Layout, weights_dtype: str, pp: int) -> list[Stage]:
     """Every stage of ``pp`` (1 for the whole model), with the layers vLLM gives it."""
     if pp > model.num_layers:
         raise CalcError(f"pipeline_parallel_size {pp} is more than the model's {model.num_layers} layers",
                         "pipeline_parallel_size")
     weight_format = model_format(model, weights_dtype)
+    cached = model.__dict__.setdefault("_stages", {})  # a frozen dataclass's own cache slot
+    key = (layout, format_key(weight_format), pp)
+    if key not in cached:
+        if len(cached) >= STAGES_KEPT:
+            cached.clear()
+        cached[key] = _stages(model, layout, weight_format, pp)
+    return cached[key]
+
+
+def _stages(model: ModelConfig, layout: Layout, weight_format: Format, pp: int) -> list[Stage]:
     distinct, shape_of = layer_tensors(model, weight_format)
     embeddings, norm, lm_head = head_tensors(model, weight_format)
     attention_at = [i for i, kind in enumerate(model.layer_types) if kind != NO_ATTENTION]
