@@ -16,11 +16,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from quizapp.calc.model.listings import GPU_COLUMNS, MODEL_COLUMNS, gpu_rows, markdown_table, model_rows
+from quizapp.calc.hardware.listings import GPU_COLUMNS, SOURCE_COLUMNS, gpu_rows, source_rows
+from quizapp.calc.model.listings import MODEL_COLUMNS, markdown_table, model_rows
 
 BLOCKS = {
     "quizapp models --markdown": lambda: markdown_table(model_rows(), MODEL_COLUMNS),
     "quizapp gpus --markdown": lambda: markdown_table(gpu_rows(), GPU_COLUMNS),
+    "quizapp gpus --sources --markdown": lambda: markdown_table(source_rows(), SOURCE_COLUMNS),
 }
 
 

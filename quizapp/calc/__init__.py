@@ -7,13 +7,14 @@ Other packages import from here, not from the modules inside.
 
 from . import fmt
 from .model.attention import ATTENTION_KINDS, attention_kind
-from .model.catalog import canonical_model_id, gpu_entries, load_gpu, load_model, model_entries, model_ids, unknown_model_error
+from .hardware.catalog import gpu_entries, load_gpu
+from .model.catalog import canonical_model_id, load_model, model_entries, model_ids, unknown_model_error
 from .compute import calculate
 from .errors import CalcError, FieldError, did_you_mean
 from .inputs import BY_NAME, FIELD_NAMES, FIELDS, Inputs, parse_field, parse_inputs
 from .model.layout import KV_CACHE_DTYPES, kv_cache_dtypes_for
 from .log.parse import MAX_LOG_CHARS
-from .model.listings import gpu_prose_name
+from .hardware.listings import gpu_prose_name
 from .log.read import read_log
 from .log.reading import LogReading
 from .sizing.refusals import CHECK_FIELDS

@@ -22,10 +22,12 @@ from .model.maxlen import default_max_model_len
 from .sizing.memory import gpu_weights, in_flight, memory_budget, weights_ratio
 from .model.config import ModelConfig
 from .model.parse import parse_config
+from .sizing.pipeline import check_pipeline, pipeline_pool
 from .sizing.pool import size_pool, users
 from .sizing.prefix_caching import mamba_cache
 from .sizing.refusals import model_length_check, start_checks
 from .result import Result
+from .time.bounds import time_bounds
 from .versions import check_served, rules_for
 from .model.weights import count_parameters
 
@@ -41,6 +43,7 @@ def calculate(data: dict[str, Any] | Inputs) -> Result:
     else:
         _refuse_model_only_inputs(inputs)
         layout = uniform_layout(inputs.kv_bytes_per_token)
+    check_pipeline(model, layout, inputs.pipeline_parallel_size)
     block_size, block_notes = choose_block_size(model, layout, inputs, rules)
     mamba = mamba_cache(model, inputs, rules)
     plan = plan_blocks(layout, block_size, rules, inputs.disable_hybrid_kv_cache_manager, mamba)
@@ -52,10 +55,14 @@ def calculate(data: dict[str, Any] | Inputs) -> Result:
     in_flight_tokens = in_flight(result)
     budget = memory_budget(result)
     weights = gpu_weights(result, budget)
+    if inputs.pipeline_parallel_size > 1:
+        weights = pipeline_pool(result, budget, weights)
+        _kv_bytes(result)  # the stage that sets the pool: its layers' bytes per token and block
     weights_ratio(result, budget, weights)
     pool = size_pool(result, max_model_len, in_flight_tokens, budget, weights)
     users(result, max_model_len, in_flight_tokens, pool)
     start_checks(result, max_model_len, in_flight_tokens, pool.memory if pool else None)
+    time_bounds(result, layout)
     return result
 
 

@@ -83,6 +83,25 @@ def billions(n) -> str:
     return f"{_trim(n / 1e9, 1)} billion"
 
 
+def duration(seconds) -> str:
+    """A time in the unit that reads best: 0.010553 -> '10.55 ms', 1.5 -> '1.50 s', 8.7e-6 -> '8.70 µs'."""
+    if seconds >= 1:
+        return f"{seconds:,.2f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds * 1e6:.2f} µs"
+
+
+def flops(n) -> str:
+    """FLOP/s in TFLOP/s, as spec sheets print them: 989.4e12 -> '989.4 TFLOP/s'."""
+    return f"{_trim(n / 1e12, 2)} TFLOP/s"
+
+
+def bandwidth(n) -> str:
+    """Bytes per second in decimal units, as spec sheets print them: 3.35e12 -> '3.35 TB/s', 3e11 -> '300 GB/s'."""
+    return f"{_trim(n / 1e12, 3)} TB/s" if n >= 1e12 else f"{_trim(n / 1e9, 2)} GB/s"
+
+
 FILTERS = {
     "commas": commas,
     "kib": kib,
@@ -96,4 +115,7 @@ FILTERS = {
     "billions": billions,
     "fixed": fixed,
     "percent": percent,
+    "duration": duration,
+    "flops": flops,
+    "bandwidth": bandwidth,
 }

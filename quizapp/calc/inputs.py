@@ -26,6 +26,8 @@ MAX_MEMORY_BYTES = 2**50     # bytes of GPU memory: a pebibyte (the largest GPU 
 MAX_TOKEN_BYTES = 2**30      # KV bytes per token: a GiB (the largest model needs ~2**21)
 MAX_TENSOR_PARALLEL = 1024   # GPUs per replica
 MAX_DRAFT_LAYERS = 1000      # speculative draft layers (EAGLE and MTP use 1 to a few)
+MAX_PARALLEL = 1024          # pipeline stages or data-parallel replicas
+MAX_BATCH = 10**6            # sequences decoded together (vLLM's max_num_seqs defaults to 256 or 1,024)
 # Every value that arrives as text (a number, a model id, a version) is at most this long: the
 # parsers then cost microseconds whatever is sent.
 MAX_TEXT_CHARS = 200
@@ -53,6 +55,13 @@ FIELDS = (
     Field("kv_cache_dtype", "choice", "KV cache dtype", choices=KV_CACHE_DTYPES, vllm_flag="--kv-cache-dtype"),
     Field("tensor_parallel_size", "int", "tensor parallel size (GPUs per model replica)",
           vllm_flag="--tensor-parallel-size", maximum=MAX_TENSOR_PARALLEL),
+    Field("pipeline_parallel_size", "int", "pipeline stages: the layers split over this many GPU groups, "
+          "each its own KV pool (vLLM's get_pp_indices)", vllm_flag="--pipeline-parallel-size",
+          maximum=MAX_PARALLEL),
+    Field("data_parallel_size", "int", "data-parallel replicas; a mixture-of-experts model spreads its routed "
+          "experts over TP × DP GPUs", vllm_flag="--data-parallel-size", maximum=MAX_PARALLEL),
+    Field("enable_expert_parallel", "bool", "split whole routed experts over the TP × DP GPUs instead of "
+          "sharding each one (the same bytes per GPU)", vllm_flag="--enable-expert-parallel"),
     Field("block_size", "choice", "tokens per KV block", choices=BLOCK_SIZES, vllm_flag="--block-size"),
     Field("max_model_len", "int", "maximum tokens per request (prompt + output)", vllm_flag="--max-model-len",
           maximum=MAX_TOKENS),
@@ -68,16 +77,20 @@ FIELDS = (
           maximum=MAX_MEMORY_BYTES),
     Field("weights_bytes", "bytes", "weights per GPU (default: counted from the config)", minimum=0,
           maximum=MAX_MEMORY_BYTES),
-    Field("weights_dtype", "choice", "dtype of the weights, for the weights bytes", choices=WEIGHTS_DTYPES),
+    Field("weights_dtype", "choice", "format of the weights, for their bytes and the time bounds (auto: the "
+          "config's quantization_config, else its dtype)", choices=WEIGHTS_DTYPES),
     Field("non_kv_cache_memory_bytes", "bytes",
           "activations, CUDA graphs and other non-KV memory that vLLM measures at start", minimum=0,
           maximum=MAX_MEMORY_BYTES),
     Field("prompt_tokens", "int", "prompt tokens of a typical user", maximum=MAX_TOKENS),
     Field("output_tokens", "int", "output tokens of a typical user", minimum=0, maximum=MAX_TOKENS),
+    Field("batch_size", "int", "sequences decoded together, for the time bounds (default 1)", maximum=MAX_BATCH),
     Field("num_draft_layers", "int", "speculative-decoding draft layers (EAGLE/MTP) sharing the pool",
           minimum=0, maximum=MAX_DRAFT_LAYERS),
     Field("max_num_batched_tokens", "int", "tokens per scheduler step (default follows vLLM)",
           vllm_flag="--max-num-batched-tokens", maximum=MAX_TOKENS),
+    Field("max_num_seqs", "int", "the most sequences vLLM runs at once: caps batch_size (default follows vLLM)",
+          vllm_flag="--max-num-seqs", maximum=MAX_BATCH),
     Field("vllm_version", "str", "vLLM release whose rules to follow (default: current)"),
     Field("disable_hybrid_kv_cache_manager", "bool", "size sliding-window layers as full attention",
           vllm_flag="--disable-hybrid-kv-cache-manager"),
@@ -99,6 +112,9 @@ class Inputs:
     kv_bytes_per_token: int | None = None
     kv_cache_dtype: str = "auto"
     tensor_parallel_size: int = 1
+    pipeline_parallel_size: int = 1
+    data_parallel_size: int = 1
+    enable_expert_parallel: bool = False
     block_size: int = 16
     max_model_len: int | None = None
     pool_tokens: int | None = None
@@ -112,8 +128,10 @@ class Inputs:
     non_kv_cache_memory_bytes: int = 0
     prompt_tokens: int | None = None
     output_tokens: int | None = None
+    batch_size: int = 1
     num_draft_layers: int = 0
     max_num_batched_tokens: int | None = None
+    max_num_seqs: int | None = None
     vllm_version: str | None = None
     disable_hybrid_kv_cache_manager: bool = False
     async_scheduling: bool | None = None  # None: as the chosen vLLM release has it

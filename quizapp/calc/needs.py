@@ -40,6 +40,10 @@ USERS = Need("prompt_tokens and output_tokens", ("prompt_tokens",))
 SLIDING = Need("a sliding-window model (gemma, gpt-oss, Phi-3; not chunked attention)", kinds=("sliding",))
 HYBRID = Need("a hybrid model (sliding-window or linear attention)", kinds=("sliding", "linear"))
 LINEAR = Need("a linear-attention hybrid model (Qwen3-Next)", kinds=("linear",))
+# The time bounds read a catalog GPU's spec sheet: a total_memory_bytes alone has none.
+SPEC_SHEET = Need("gpu (a catalog GPU, for its spec sheet)", ("gpu",))
+STAGES = Need("pipeline_parallel_size", ("pipeline_parallel_size",))
+TIME = (MODEL, SPEC_SHEET)
 
 NEEDS: dict[str, tuple[Need, ...]] = {
     "num_layers": (MODEL,),
@@ -75,6 +79,22 @@ NEEDS: dict[str, tuple[Need, ...]] = {
     "users_fit": (USERS, POOL),
     "user_concurrency": (USERS, POOL),
     "max_model_len_estimate": (POOL, LENGTH),
+    "stage_layers": (MODEL, STAGES),
+    "stage_kv_bytes_per_token": (MODEL, STAGES),
+    "stage_weights_bytes": (MODEL, STAGES, GPU),
+    "stage_num_blocks": (MODEL, STAGES, POOL_IN_BYTES),
+    "embeddings_bytes": (MODEL,),
+    "attention_bytes": (MODEL,),
+    "mlp_bytes": (MODEL,),
+    "experts_bytes": (MODEL,),
+    "lm_head_bytes": (MODEL,),
+    "active_parameters": (MODEL,),
+    **{name: TIME for name in (
+        "decode_batch", "decode_context_tokens", "memory_bandwidth", "peak_flops", "compute_dtype",
+        "decode_weight_bytes", "decode_kv_bytes", "decode_memory_seconds", "decode_compute_seconds",
+        "decode_step_seconds", "decode_tokens_per_second", "decode_throughput", "decode_throughput_ceiling",
+        "critical_batch", "prefill_flops", "prefill_seconds", "ttft_seconds", "e2e_seconds",
+        "tp_all_reduce_bytes_per_token", "tp_all_reduce_seconds")},
 }
 
 

@@ -45,6 +45,9 @@ class Result:
     values: dict[str, Quantity] = field(default_factory=dict)
     checks: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # The time stage's model of the steps (time/bounds.py: its Work and Shape), kept so the charts
+    # redraw the bounds at other batches and prompt lengths; None without time bounds.
+    time_model: Any = None
 
     def __getitem__(self, name: str) -> Any:
         return self.values[name].value
@@ -120,6 +123,36 @@ VALUES = {
     "users_fit": "users of tokens_per_user that fit, in whole blocks, without the null block",
     "user_concurrency": "concurrency vLLM would log if max_model_len were tokens_per_user",
     "max_model_len_estimate": "the longest request the KV memory fits (vLLM's estimate)",
+    "stage_layers": "layers on each pipeline stage, as vLLM's get_pp_indices splits them (a list)",
+    "stage_kv_bytes_per_token": "KV bytes per token per rank on each pipeline stage (a list)",
+    "stage_weights_bytes": "weights on one GPU of each pipeline stage (a list)",
+    "stage_num_blocks": "each pipeline stage's own pool in blocks; vLLM gives every stage the fewest (a list)",
+    "embeddings_bytes": "embed_tokens on one GPU, in the weights' format",
+    "attention_bytes": "attention projections on one GPU (linear attention's too)",
+    "mlp_bytes": "dense MLPs and shared experts on one GPU",
+    "experts_bytes": "routed experts on one GPU (spread over TP × DP GPUs)",
+    "lm_head_bytes": "lm_head on one GPU (0 when tied to the embeddings)",
+    "active_parameters": "parameters one token computes with: all but the routed experts, and top-k of those",
+    "decode_batch": "sequences decoded together: batch_size, capped at max_num_seqs",
+    "decode_context_tokens": "the mean context of the request's decode steps: prompt + output ÷ 2",
+    "memory_bandwidth": "the GPU's memory bandwidth, from its spec sheet (bytes/s)",
+    "peak_flops": "the dense tensor FLOP/s the linear layers compute at, from the spec sheet",
+    "compute_dtype": "the dtype the linear layers compute in on this GPU (bf16, fp16, fp8, fp4)",
+    "decode_weight_bytes": "weights one decode step reads on one GPU (MoE: the experts the batch touches)",
+    "decode_kv_bytes": "KV cache one decode step of the batch reads on one GPU",
+    "decode_memory_seconds": "the decode step's bytes over the memory bandwidth",
+    "decode_compute_seconds": "the decode step's FLOPs over the dense peaks",
+    "decode_step_seconds": "the least time one decode step can take: the larger of its memory and compute times",
+    "decode_tokens_per_second": "the most tokens/s one sequence can decode (1 ÷ decode_step_seconds)",
+    "decode_throughput": "the most tokens/s the batch can decode together",
+    "decode_throughput_ceiling": "the most tokens/s any batch can decode at this context (its KV and compute roofs)",
+    "critical_batch": "the batch where decode's matrix work takes as long as its weight reads (the roofline's knee)",
+    "prefill_flops": "FLOPs of one prompt's prefill on one GPU",
+    "prefill_seconds": "the least time one prompt's prefill can take (its FLOPs, or one read of the weights)",
+    "ttft_seconds": "the least time to the first token of every sequence of the batch",
+    "e2e_seconds": "the least time for a whole request: ttft + (output − 1) decode steps",
+    "tp_all_reduce_bytes_per_token": "bytes each GPU sends per token in tensor-parallel all-reduces",
+    "tp_all_reduce_seconds": "the all-reduces' time per decode step over the GPUs' link (not in decode_step_seconds)",
 }
 
 # Keys the JSON result always carries (null when the scenario does not determine them).

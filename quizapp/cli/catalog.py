@@ -18,9 +18,14 @@ def models(markdown):
 
 @click.command()
 @click.option("--markdown", is_flag=True, help="a Markdown table, as AUTHORING.md lists them")
-def gpus(markdown):
+@click.option("--sources", is_flag=True, help="the documents the spec figures were read from, instead")
+def gpus(markdown, sources):
     """The catalog's GPUs: the ids a card's gpu input takes, what {{ gpu_name }} prints for each,
-    and their total memory with where the figure comes from."""
-    from ..calc.model.listings import GPU_COLUMNS, gpu_rows, markdown_table, text_table
+    their total memory with where the figure comes from, and the dense spec figures the time
+    bounds use (memory bandwidth, BF16, FP8 and FP4 TFLOP/s, the interconnect each way) with the
+    sources they were read from (--sources lists those)."""
+    from ..calc.hardware.listings import GPU_COLUMNS, SOURCE_COLUMNS, gpu_rows, source_rows
+    from ..calc.model.listings import markdown_table, text_table
 
-    click.echo((markdown_table if markdown else text_table)(gpu_rows(), GPU_COLUMNS))
+    rows, columns = (source_rows(), SOURCE_COLUMNS) if sources else (gpu_rows(), GPU_COLUMNS)
+    click.echo((markdown_table if markdown else text_table)(rows, columns))

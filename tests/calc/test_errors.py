@@ -13,7 +13,7 @@ def test_an_error_names_its_field_in_json():
 
 def test_a_name_it_abbreviates_comes_before_a_closer_spelling():
     assert did_you_mean("kv_bytes", VALUES) == "did you mean 'kv_bytes_per_token'?"
-    assert closest("max", FIELD_NAMES) == ["max_model_len"]
+    assert closest("max", FIELD_NAMES) == ["max_num_seqs"]  # the shortest of max_num_seqs, max_model_len, ...
 
 
 def test_otherwise_the_closest_spelling():
@@ -39,7 +39,7 @@ def test_cutoff_zero_always_gives_n():
 
 @pytest.mark.parametrize("data, message", [
     ({"kv_bytes": 1}, "unknown input 'kv_bytes' (did you mean 'kv_bytes_per_token'?)"),
-    ({"max": 1}, "unknown input 'max' (did you mean 'max_model_len'?)"),
+    ({"max": 1}, "unknown input 'max' (did you mean 'max_num_seqs'?)"),
     ({"model": "Qwen/Qwen3"}, "unknown model 'Qwen/Qwen3'; closest catalog ids: Qwen/Qwen3-8B, Qwen/Qwen3-14B, "
                               "Qwen/Qwen3-32B"),
 ])

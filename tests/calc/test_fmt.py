@@ -26,3 +26,9 @@ def test_size_picks_the_unit():
     assert fmt.size(512) == "512 B"
     assert fmt.size(2_359_296) == "2.25 MiB"
     assert fmt.size(16e9) == "14.90 GiB"
+
+
+def test_time_and_rate_units_read_as_spec_sheets_print_them():
+    assert fmt.duration(0.010553) == "10.55 ms" and fmt.duration(1.5) == "1.50 s" and fmt.duration(8.7e-6) == "8.70 µs"
+    assert fmt.flops(989.4e12) == "989.4 TFLOP/s" and fmt.flops(2.25e15) == "2,250 TFLOP/s"
+    assert fmt.bandwidth(3.35e12) == "3.35 TB/s" and fmt.bandwidth(273e9) == "273 GB/s"

@@ -231,12 +231,21 @@ def test_gpus_lists_ids_memory_and_prose_names(capsys):
     code, out, _ = run(capsys, "gpus")
     assert code == 0
     spark = next(row for row in out.splitlines() if row.startswith("DGX-Spark "))
-    assert spark.split() == ["DGX-Spark", "DGX", "Spark", "121.63", "GiB", "cuda", "yes"]
+    # NVIDIA: 273 GB/s; "1 PFLOP FP4 ... using the sparsity feature" = 500 TFLOP/s dense; no BF16 or FP8 figure.
+    assert spark.split()[:13] == ["DGX-Spark", "DGX", "Spark", "121.63", "GiB", "cuda", "yes", "273", "GB/s", "—", "—",
+                                  "500", "ConnectX-7"]
 
 
-@pytest.mark.parametrize("command", ["models", "gpus"])
+def test_gpus_sources_lists_each_document(capsys):
+    code, out, _ = run(capsys, "gpus", "--sources")
+    assert code == 0
+    assert next(row for row in out.splitlines() if row.startswith("hopper_wp ")).split()[1:4] == [
+        "NVIDIA", "H100", "Tensor"]
+
+
+@pytest.mark.parametrize("command", ["models", "gpus", "gpus --sources"])
 def test_the_markdown_lists_are_the_ones_in_authoring_md(capsys, command):
-    code, out, _ = run(capsys, command, "--markdown")
+    code, out, _ = run(capsys, *command.split(), "--markdown")
     text = Path("AUTHORING.md").read_text(encoding="utf-8")
     assert code == 0
     assert f"<!-- begin: quizapp {command} --markdown -->\n{out}<!-- end: quizapp {command} --markdown -->" in text

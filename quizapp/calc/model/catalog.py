@@ -1,12 +1,12 @@
-"""The shipped catalogs: real model configs addressed by Hugging Face id, and GPUs.
+"""The shipped model catalog: real model configs addressed by Hugging Face id.
 
-Both load from files inside the package (``data/``), never from the network.
+They load from files inside the package (``data/models/``), never from the network; the GPUs
+are in ``hardware/catalog.py``.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from functools import cache
 from importlib import resources
 
@@ -146,40 +146,3 @@ def describe_attention(model: ModelConfig) -> str:
     if model.count("no_attention"):
         text += f" ({model.count('no_attention')} blocks without attention)"
     return text
-
-
-@cache
-def _gpus() -> dict[str, dict]:
-    data = json.loads((DATA / "gpus.json").read_text(encoding="utf-8"))
-    return {gpu["id"]: gpu for gpu in data["gpus"]}
-
-
-def gpu_entries() -> list[dict]:
-    return list(_gpus().values())
-
-
-def _norm(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", name.lower().removeprefix("nvidia"))
-
-
-def load_gpu(name: str) -> dict:
-    gpus = _gpus()
-    if name in gpus:
-        return gpus[name]
-    by_norm = {}
-    for gpu in gpus.values():
-        by_norm[_norm(gpu["id"])] = gpu
-        by_norm[_norm(gpu["name"])] = gpu
-    if _norm(name) in by_norm:
-        return by_norm[_norm(name)]
-    hints = ", ".join(f"{gpu_id} ({gpus[gpu_id]['name']})" for gpu_id in closest_gpu_ids(name))
-    raise CalcError(f"unknown GPU {name!r}; closest catalog GPUs: {hints}", "gpu")
-
-
-def closest_gpu_ids(name: str, n: int = 3) -> list[str]:
-    """The catalog GPUs someone who typed ``name`` likely meant: first those whose id or name holds
-    it ("GB10" is in "DGX Spark (GB10, ...)"), then the closest ids."""
-    typed = _norm(name)
-    holding = [gpu["id"] for gpu in _gpus().values() if typed and (typed in _norm(gpu["id"]) or typed in
-                                                                   _norm(gpu["name"]))]
-    return list(dict.fromkeys(holding + closest(name, list(_gpus()), n=n, cutoff=0.0)))[:n]

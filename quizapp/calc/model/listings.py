@@ -1,18 +1,18 @@
-"""The catalog as an author reads it: each model's and GPU's id with the figures a card quotes.
+"""The catalog as an author reads it: each model's id with the figures a card quotes, and the
+table layouts the GPU listing (``hardware/listings.py``) shares.
 
-``quizapp models`` and ``quizapp gpus`` print these tables, and AUTHORING.md holds the same
-tables in Markdown (a test compares them), so the ids a card's scenario, variants and space
-may use are written down where an author looks.
+``quizapp models`` prints these tables, and AUTHORING.md holds the same tables in Markdown (a
+test compares them), so the ids a card's scenario, variants and space may use are written down
+where an author looks.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from .. import fmt
 from .attention import attention_kind
-from .catalog import gpu_entries, load_gpu, load_model, model_entries
+from .catalog import load_model, model_entries
 
 
 @dataclass(frozen=True)
@@ -31,13 +31,6 @@ MODEL_COLUMNS = (
     Column("head_size", "head size"),
     Column("max_length", "max length"),
 )
-GPU_COLUMNS = (
-    Column("id", "id", code=True),
-    Column("prose_name", "in prose (gpu_name)"),
-    Column("memory", "memory"),
-    Column("basis", "memory basis"),
-    Column("unified", "unified memory"),
-)
 
 
 def model_rows() -> list[dict]:
@@ -52,23 +45,6 @@ def model_rows() -> list[dict]:
         "head_size": entry["head_size"],
         "max_length": fmt.commas(entry["max_position_embeddings"]) if entry["max_position_embeddings"] else "",
     } for entry in model_entries()]
-
-
-def gpu_rows() -> list[dict]:
-    """One row per catalog GPU: what ``{{ gpu_name }}`` prints, its total memory and where the
-    figure comes from."""
-    return [{
-        "id": gpu["id"],
-        "prose_name": gpu_prose_name(gpu["id"]),
-        "memory": fmt.gib(gpu["total_memory_bytes"]),
-        "basis": gpu["memory_basis"],
-        "unified": "yes" if gpu.get("unified_memory") else "no",
-    } for gpu in gpu_entries()]
-
-
-def gpu_prose_name(gpu_id: str) -> str:
-    """The GPU as prose names it: 'L4', 'H100 80GB HBM3', 'RTX 4090' (never a catalog id)."""
-    return re.sub(r"^NVIDIA |GeForce |\s*\(.*\)$", "", load_gpu(gpu_id)["name"]).strip()
 
 
 def markdown_table(rows: list[dict], columns: tuple[Column, ...]) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..errors import CalcError
 from ..fmt import commas
-from .config import LINEAR, MAX_DIMENSION, MLA, NO_ATTENTION, ModelConfig, whole_number
+from .config import CHUNKED, FULL, LINEAR, MAX_DIMENSION, MLA, NO_ATTENTION, SLIDING, ModelConfig, whole_number
 
 # What a tensor is, for quantization: vLLM's quantization methods (fp8, ModelOpt nvfp4)
 # convert the weights of linear layers, and mxfp4 (gpt-oss) only the routed experts';
@@ -249,22 +249,49 @@ def _nemotron_mlp(ffn, hidden: int) -> int:
     return int(size)
 
 
-def nemotron_groups(model: ModelConfig) -> list[tuple[int, str, tuple[Term, ...]]]:
-    """Nemotron-NAS blocks: attention and its norm unless a no-op, an MLP sized by ffn_mult and
-    its norm unless a no-op (vLLM's DeciLMDecoderLayer)."""
-    h = hidden(model)
-    shapes = []
+def _nemotron_shapes(model: ModelConfig) -> list[tuple[bool, int]]:
+    """(has attention, MLP size) of each Nemotron-NAS block, in order."""
     blocks = model.raw["block_configs"]
     if not isinstance(blocks, list):  # parse_config reads a list; anything else is no blocks at all
         raise CalcError("config 'block_configs' must be a list of block objects", "config.block_configs")
-    for kind, block in zip(model.layer_types, blocks):
-        shapes.append((kind != NO_ATTENTION, _nemotron_mlp(block.get("ffn"), h)))
+    return [(kind != NO_ATTENTION, _nemotron_mlp(block.get("ffn"), hidden(model)))
+            for kind, block in zip(model.layer_types, blocks)]
+
+
+def _nemotron_terms(model: ModelConfig, has_attention: bool, inner: int) -> tuple[Term, ...]:
+    h = hidden(model)
+    terms = (_attention(model) + [Term("norms", "input_layernorm", h, PLAIN)]) if has_attention else []
+    if inner:
+        terms += _mlp(model, "mlp", inner) + [Term("norms", "post_attention_layernorm", h, PLAIN)]
+    return tuple(terms)
+
+
+def nemotron_groups(model: ModelConfig) -> list[tuple[int, str, tuple[Term, ...]]]:
+    """Nemotron-NAS blocks: attention and its norm unless a no-op, an MLP sized by ffn_mult and
+    its norm unless a no-op (vLLM's DeciLMDecoderLayer)."""
+    shapes = _nemotron_shapes(model)
     counts = Counter(shapes)
     groups = []
     for has_attention, inner in dict.fromkeys(shapes):
-        terms = (_attention(model) + [Term("norms", "input_layernorm", h, PLAIN)]) if has_attention else []
-        if inner:
-            terms += _mlp(model, "mlp", inner) + [Term("norms", "post_attention_layernorm", h, PLAIN)]
         label = f"{'attention' if has_attention else 'no-attention'} {f'and MLP (intermediate {commas(inner)})' if inner else 'without MLP'}"
-        groups.append((counts[(has_attention, inner)], label, tuple(terms)))
+        groups.append((counts[(has_attention, inner)], label, _nemotron_terms(model, has_attention, inner)))
     return groups
+
+
+def decoder_layers(model: ModelConfig) -> tuple[tuple[Term, ...], ...]:
+    """Each decoder layer's terms, in layer order, for sums over a pipeline stage's layers.
+    Counted once per model object, as count_parameters is."""
+    layers = model.__dict__.get("_decoder_layers")
+    if layers is None:
+        if model.raw.get("block_configs"):
+            layers = tuple(_nemotron_terms(model, *shape) for shape in _nemotron_shapes(model))
+        else:
+            by_shape: dict[tuple[str, bool], tuple[Term, ...]] = {}
+            for i, kind in enumerate(model.layer_types):
+                shape = (FULL if kind in (SLIDING, CHUNKED) else kind, is_moe_layer(model, i))
+                if shape not in by_shape:
+                    by_shape[shape] = layer_terms(model, *shape)
+            layers = tuple(by_shape[(FULL if kind in (SLIDING, CHUNKED) else kind, is_moe_layer(model, i))]
+                           for i, kind in enumerate(model.layer_types))
+        model.__dict__["_decoder_layers"] = layers  # a frozen dataclass's own cache slot
+    return layers

@@ -15,6 +15,7 @@ from math import ceil
 
 from ..errors import CalcError
 from ..fmt import commas, gib
+from .formats import BF16, WEIGHTS_DTYPES, Format, model_format
 from .layout import model_dtype
 from .config import CHUNKED, FULL, LINEAR, MLA, SLIDING, ModelConfig
 from .tensors import (
@@ -153,53 +154,6 @@ def _derivation(vocab, h, tied, groups, parts, total) -> str:
 
 # --- bytes --------------------------------------------------------------------------------
 
-# Bytes per parameter of each weight format.
-BF16 = Fraction(2)
-FP8 = Fraction(1)  # per-tensor/per-block scales are < 0.1% and not counted
-NVFP4 = Fraction(9, 16)  # 4-bit values + one fp8 scale per 16 values = 4.5 bits
-MXFP4 = Fraction(17, 32)  # 4-bit values + one 8-bit (E8M0) scale per 32 values = 4.25 bits
-
-WEIGHTS_DTYPES = ("auto", "bfloat16", "float16", "fp8", "nvfp4")
-FORMAT_NOTES = {
-    "fp8": "fp8 1 B (scales, < 0.1%, not counted)",
-    "nvfp4": "nvfp4 0.5625 B = 4-bit values + one fp8 scale per 16 values (4.5 bits)",
-    "mxfp4": "mxfp4 0.53125 B = 4-bit values + one 8-bit scale per 32 values (4.25 bits)",
-}
-
-
-def _model_dtype(model: ModelConfig) -> str:
-    """The dtype vLLM loads unquantized tensors in (the same rule as the KV cache's 'auto')."""
-    return model_dtype(model)[0]
-
-
-def _auto_format(model: ModelConfig) -> str:
-    """The weight format the config's quantization_config names, else its torch_dtype."""
-    quant = model.get("quantization_config") or {}
-    if not isinstance(quant, dict):
-        raise CalcError(f"config field 'quantization_config' must be an object, got {quant!r}",
-                        "config.quantization_config")
-    method = quant.get("quant_method")
-    if method is None:
-        return _model_dtype(model)
-    if method in ("fp8", "mxfp4"):
-        return method
-    algo = str(quant.get("quant_algo", "")).lower()
-    if method == "modelopt" and algo in ("fp8", "nvfp4"):
-        return algo
-    # Guessing the model dtype here would overstate an int4/int8 checkpoint several-fold.
-    raise CalcError(f"the config's quantization method {method!r} is not one the calculator sizes; "
-                    f"pass weights_dtype explicitly", "weights_dtype")
-
-
-def _bytes_per_kind(fmt: str) -> dict[str, Fraction]:
-    if fmt in ("bfloat16", "float16"):
-        return dict.fromkeys((LINEAR_WEIGHT, EXPERT_WEIGHT, PLAIN), BF16)
-    if fmt == "mxfp4":
-        return {LINEAR_WEIGHT: BF16, EXPERT_WEIGHT: MXFP4, PLAIN: BF16}
-    packed = FP8 if fmt == "fp8" else NVFP4
-    return {LINEAR_WEIGHT: packed, EXPERT_WEIGHT: packed, PLAIN: BF16}
-
-
 def _check_inputs(weights_dtype, tensor_parallel_size) -> str:
     name = str(weights_dtype).strip().lower()
     if name not in WEIGHTS_DTYPES:
@@ -213,19 +167,33 @@ def _check_inputs(weights_dtype, tensor_parallel_size) -> str:
 
 
 def weights_bytes(model: ModelConfig, weights_dtype: str = "auto",
-                  tensor_parallel_size: int = 1) -> WeightsBytes:
-    """Weight memory as vLLM holds it, excluding the MTP module (loaded only for MTP drafts)."""
+                  tensor_parallel_size: int = 1, expert_ranks: int | None = None) -> WeightsBytes:
+    """Weight memory as vLLM holds it, excluding the MTP module (loaded only for MTP drafts).
+
+    ``expert_ranks`` is how many GPUs share the routed experts: tensor_parallel_size ×
+    data_parallel_size, since vLLM's fused MoE layers shard (or, with expert parallelism, split)
+    them over every GPU of the TP × DP group (FusedMoEParallelConfig.make); default TP.
+    """
     name = _check_inputs(weights_dtype, tensor_parallel_size)
     params = count_parameters(model)
-    fmt = _auto_format(model) if name == "auto" else name
-    per_kind = _bytes_per_kind(fmt)
+    weight_format = model_format(model, name)
+    fmt, per_kind = weight_format.name, weight_format.per_kind
     counted = [t for t in params.terms if t.part not in params.not_in_total]
+    if fmt == "mxfp4" and not any(t.kind == EXPERT_WEIGHT for t in counted):
+        raise CalcError(f"mxfp4 quantizes only routed experts, and {model.name} has none", "weights_dtype")
     by_size: dict[Fraction, int] = {}
     for t in counted:
         by_size[per_kind[t.kind]] = by_size.get(per_kind[t.kind], 0) + t.count
     total = ceil(sum(size * n for size, n in by_size.items()))
     per_gpu = ceil(Fraction(total, tensor_parallel_size))
-    derivation = _bytes_derivation(model, fmt, per_kind, by_size, total, per_gpu, tensor_parallel_size)
+    derivation = _bytes_derivation(model, weight_format, by_size, total, per_gpu, tensor_parallel_size)
+    if expert_ranks not in (None, tensor_parallel_size):
+        experts = sum(per_kind[t.kind] * t.count for t in counted if t.part == "experts")
+        per_gpu = ceil((sum(size * n for size, n in by_size.items()) - experts) / tensor_parallel_size
+                       + experts / expert_ranks)
+        derivation += (f"; the routed experts ({commas(ceil(experts))} B) are spread over {expert_ranks} GPUs "
+                       f"(TP × DP), the rest over TP {tensor_parallel_size}: {commas(per_gpu)} B "
+                       f"({gib(per_gpu)}) per GPU")
     if "mtp" in params.parts:
         derivation += "; the MTP module is not counted (vLLM loads it only for MTP drafts)"
     return WeightsBytes(bytes=per_gpu, bytes_per_param=total / params.total, dtype=fmt,
@@ -233,17 +201,16 @@ def weights_bytes(model: ModelConfig, weights_dtype: str = "auto",
                         tensor_parallel_size=tensor_parallel_size)
 
 
-def _bytes_derivation(model, fmt, per_kind, by_size, total, per_gpu, tp) -> str:
-    plain = _model_dtype(model)
+def _bytes_derivation(model, weight_format: Format, by_size, total, per_gpu, tp) -> str:
+    plain, fmt = model_dtype(model)[0], weight_format.name
     if len(by_size) == 1:
         (size, n), = by_size.items()
         text = f"{commas(n)} params × {size} B ({fmt}) = {commas(total)} B"
     else:
-        quantized = EXPERT_WEIGHT if fmt == "mxfp4" else LINEAR_WEIGHT
         what = "expert weights" if fmt == "mxfp4" else "linear-layer weights"
-        size = per_kind[quantized]
+        size = weight_format.per_kind[weight_format.quantized_kind]
         kept = "embeddings, lm_head, norms, biases, routers" + (", attention" if fmt == "mxfp4" else "")
-        pieces = [f"{what} {commas(by_size[size])} × {FORMAT_NOTES[fmt]}",
+        pieces = [f"{what} {commas(by_size[size])} × {weight_format.note}",
                   f"the rest ({kept}) {commas(by_size[BF16])} × 2 B (kept {plain})"]
         text = " + ".join(pieces) + f" = {commas(total)} B"
     text += f" ({gib(total)})"

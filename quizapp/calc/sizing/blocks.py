@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from typing import TYPE_CHECKING
 
-from ..model.catalog import load_gpu
+from ..hardware.catalog import load_gpu
 from ..errors import CalcError
 from ..model.layout import Layout, LayerSpec
 from .prefix_caching import MambaCache
@@ -274,6 +274,10 @@ def choose_block_size(model: ModelConfig | None, layout: Layout, inputs: Inputs,
     gpu = load_gpu(inputs.gpu) if inputs.gpu else None
     if gpu is None or not gpu.get("compute_capability"):
         return size, [] if given else [_mla_block_note(rules)]
+    if gpu.get("platform", "cuda") != "cuda":
+        # ROCm's torch reports gfx942 as capability 9.4: not Hopper, whose backends the rules below are.
+        return size, [f"block_size {size}: the calculator follows vLLM's CUDA MLA backends; on {gpu['display_name']} "
+                      "(ROCm) vLLM's AITER or Triton MLA backend may choose another block size"]
     major = int(str(gpu["compute_capability"]).split(".")[0])
     chosen, backend = _mla_backend_block(major, size, given, layout.kv_cache_dtype, rules)
     if chosen == size and not backend:

@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from math import ceil
 
 from .. import fmt
-from ..model.catalog import load_gpu
+from ..hardware.catalog import load_gpu
 from ..errors import CalcError
 from ..inputs import Inputs
 from .refusals import free_memory_text
 from ..result import Result
 from ..versions import VllmRules
+from ..model.parts import expert_ranks
 from ..model.weights import weights_bytes
 
 
@@ -158,7 +159,9 @@ def gpu_weights(result: Result, budget: Budget | None) -> WeightsOnGpu | None:
         return WeightsOnGpu(None, error=CalcError(
             "a pool from the GPU budget needs weights_bytes when there is no model config", "weights_bytes"))
     try:
-        weights = weights_bytes(result.model, inputs.weights_dtype, inputs.tensor_parallel_size)
+        tp = inputs.tensor_parallel_size
+        weights = weights_bytes(result.model, inputs.weights_dtype, tp,
+                                expert_ranks(result.model, tp, inputs.data_parallel_size))
     except CalcError as error:
         # The count reads many optional config fields (each checked where it is read); one the
         # count cannot use must not stop the KV sizing, which does not need it.

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..model.catalog import load_gpu
+from ..hardware.catalog import load_gpu
 from ..versions import VllmRules, parse_version
 
 if TYPE_CHECKING:
@@ -58,7 +58,8 @@ def _gdn_checkpoints(inputs: Inputs, note: str) -> MambaCache:
     kernel, chosen on Hopper (qwen_gdn_linear_attn.py _resolve_gdn_prefill_backend): one block more
     per request, and a block size on FlashInfer's 64-token checkpoint grid."""
     gpu = load_gpu(inputs.gpu) if inputs.gpu else None
-    major = int(str(gpu["compute_capability"]).split(".")[0]) if gpu and gpu.get("compute_capability") else None
+    on_cuda = gpu and gpu.get("compute_capability") and gpu.get("platform", "cuda") == "cuda"
+    major = int(str(gpu["compute_capability"]).split(".")[0]) if on_cuda else None
     if major == 9:
         return MambaCache(blocks=3, alignment=FLASHINFER_GDN_ALIGNMENT, notes=(
             note.replace("2 state blocks", "3 state blocks"),

@@ -44,6 +44,8 @@ UNIT_WORDS = {
     "GPUs": ("gpu", "gpus", "rank", "ranks"),
     "scale": ("k", "m", "thousand", "million", "millions", "billion", "billions"),
     "time": ("s", "ms", "second", "seconds", "minute", "minutes", "hour", "hours"),
+    # The time bounds' rates: named, so that their numbers are not taken for a count before any word.
+    "tokens/s": ("tokens/s", "tok/s"), "B/s": ("b/s",), "FLOP/s": ("flop/s", "tflop/s"), "FLOP": ("flop", "flops"),
 }
 UNIT_OF_WORD = {word: unit for unit, words in UNIT_WORDS.items() for word in words}
 

@@ -16,6 +16,7 @@ from ...calc import VALUES, CalcError, Result, calculate
 from .form import CHOICE_DEFAULTS, PAGE_FIELDS, PLACEHOLDERS, canonical_query, controls, field_of, read_inputs, tidier_url
 from .output import refusals_by_field, refusals_html, result_view, value_text
 from ..charts import hbar_chart
+from .roofline import STYLES, decode_chart, prefill_chart, shared_scales
 
 bp = Blueprint("calc_compare", __name__, url_prefix="/calc/compare")
 
@@ -30,7 +31,10 @@ SHARED_FIRST = ("gpu", "gpu_memory_utilization", "pool_tokens", "kv_cache_memory
 CHARTS = (("kv_bytes_per_token", "KV bytes per token (KiB)", "KiB", 1 / 1024),
           ("pool_tokens", "Pool (tokens, as vLLM logs it)", "tokens", 1),
           ("max_concurrency", "Max concurrency", "×", 1),
-          ("users_fit", "Users that fit", "users", 1))
+          ("users_fit", "Users that fit", "users", 1),
+          ("decode_tokens_per_second", "Decode tokens/s, one sequence (upper bound)", "tokens/s", 1),
+          ("decode_throughput", "Decode tokens/s, the batch (upper bound)", "tokens/s", 1),
+          ("ttft_seconds", "Time to first token, ms (lower bound)", "ms", 1000))
 
 
 @bp.get("")
@@ -78,6 +82,8 @@ def build(args) -> dict:
         "shared_more": controls(shared, errors, refusals, names=[n for n in PAGE_FIELDS if n not in SHARED_FIRST]),
         "rows": _rows(scenarios),
         "charts": _charts(scenarios),
+        "time_charts": _time_charts(scenarios),
+        "styles": STYLES,
         "url": _url(shared, owns),
         "add_url": _add_url(shared, owns, letters),
         "errors": errors,
@@ -103,7 +109,7 @@ def _run(letter: str, shared: dict, own: dict, errors: dict, refusals: dict) -> 
             message = error.message if key != field else f"{name}: {error.message}"
             errors[key] = f"{errors[key]}; {message}" if key in errors else message
         return scenario
-    scenario["result"], scenario["view"] = result, result_view(result)
+    scenario["result"], scenario["view"] = result, result_view(result, charts=False)
     for field, messages in refusals_by_field(result).items():
         key = f"{letter}.{field}" if field in own else field
         refusals.setdefault(key, []).extend(messages if key != field else [f"{name}: {m}" for m in messages])
@@ -153,6 +159,16 @@ def _charts(scenarios: list[dict]) -> list[dict]:
                        "svg": hbar_chart(points, title, unit=unit, width=420, value_width=96,
                                          description=f"{title} of each scenario that has one.")})
     return charts
+
+
+def _time_charts(scenarios: list[dict]) -> list[list[dict]]:
+    """Each scenario's decode chart, then each one's prefill chart, on axes they share."""
+    timed = [s for s in scenarios if s["view"] and s["view"]["time"]]
+    if not timed:
+        return []
+    decode, prefill = shared_scales([s["result"] for s in timed])
+    return [[{"scenario": s, **decode_chart(s["result"], decode)} for s in timed],
+            [{"scenario": s, **prefill_chart(s["result"], prefill)} for s in timed]]
 
 
 def _value(result: Result | None, name: str) -> float | None:

@@ -20,15 +20,16 @@ from ...calc import BY_NAME, CURRENT_VLLM_VERSION, FIELDS, VLLM_VERSIONS, CalcEr
 GROUPS = (
     ("model", "Model", ((None, ("model", "kv_bytes_per_token")),)),
     ("precision", "Precision and parallelism",
-     ((None, ("kv_cache_dtype", "weights_dtype", "tensor_parallel_size", "block_size", "num_draft_layers")),)),
+     ((None, ("kv_cache_dtype", "weights_dtype", "tensor_parallel_size", "pipeline_parallel_size",
+              "data_parallel_size", "enable_expert_parallel", "block_size", "num_draft_layers")),)),
     ("pool", "The KV pool (one of three rules)", (
         ("As a startup log printed it", ("pool_tokens",)),
         ("Pinned in bytes", ("kv_cache_memory_bytes",)),
         ("A fraction of the GPU", ("gpu", "gpu_memory_utilization", "total_memory_bytes", "free_memory_bytes",
                                    "weights_bytes", "non_kv_cache_memory_bytes")),
     )),
-    ("request", "The request shape", ((None, ("max_model_len", "prompt_tokens", "output_tokens")),)),
-    ("scheduler", "Scheduler settings", ((None, ("max_num_batched_tokens", "async_scheduling",
+    ("request", "The request shape", ((None, ("max_model_len", "prompt_tokens", "output_tokens", "batch_size")),)),
+    ("scheduler", "Scheduler settings", ((None, ("max_num_batched_tokens", "max_num_seqs", "async_scheduling",
                                                  "enable_prefix_caching", "disable_hybrid_kv_cache_manager")),)),
     ("version", "vLLM version", ((None, ("vllm_version",)),)),
 )
@@ -45,6 +46,12 @@ PLACEHOLDERS = {
     "non_kv_cache_memory_bytes": "0",
     "num_draft_layers": "0",
     "tensor_parallel_size": "1",
+    "pipeline_parallel_size": "1",
+    "data_parallel_size": "1",
+    "batch_size": "1",
+    "max_num_seqs": "vLLM's default for the GPU",
+    "prompt_tokens": "for the time bounds: 1,024",
+    "output_tokens": "for the time bounds: 256",
     "kv_cache_memory_bytes": "e.g. 10e9 or 9.31 GiB",
     "free_memory_bytes": "e.g. 20 GiB",
 }

@@ -9,16 +9,24 @@ from __future__ import annotations
 from flask import current_app
 
 from ...calc import BY_NAME, CHECK_FIELDS, VALUES, Result, fmt, load_gpu
+from ...calc.time.measured import runs, runs_on
 from ..charts import MARKER_DASHES, SEGMENT_OPACITY, stacked_bar
+from .roofline import STYLES, decode_chart, prefill_chart
 
 # The figures an engineer sizing a deployment looks for first, in the order they follow from each other.
 KEY_FIGURES = ("kv_bytes_per_token", "pool_tokens", "max_concurrency", "users_fit")
 LABELS = {"kv_bytes_per_token": "KV bytes per token", "pool_tokens": "Pool (tokens)",
           "max_concurrency": "Max concurrency", "users_fit": "Users that fit"}
+# The time bounds a reader looks for first: how fast one sequence and the batch can go, how soon
+# the first token, the whole request, and where the batch stops being bandwidth-bound.
+TIME_FIGURES = {"decode_tokens_per_second": "Decode, one sequence", "decode_throughput": "Decode, the batch",
+                "ttft_seconds": "Time to first token", "e2e_seconds": "Whole request",
+                "critical_batch": "Knee (critical batch)"}
 
 
-def result_view(result: Result) -> dict:
-    """The parts of a result a page shows; ``refusals`` maps each input to vLLM's refusals about it."""
+def result_view(result: Result, charts: bool = True) -> dict:
+    """The parts of a result a page shows; ``refusals`` maps each input to vLLM's refusals about it.
+    Without ``charts`` the time section leaves its charts to the page (compare draws them on shared axes)."""
     values = result.values
     refused = [c for c in result.checks if not c["ok"]]
     return {
@@ -34,6 +42,7 @@ def result_view(result: Result) -> dict:
         "refusals": refusals_by_field(result),
         "notes": list(result.notes),
         "bar": memory_bar(result),
+        "time": time_view(result, charts),
     }
 
 
@@ -114,3 +123,30 @@ def memory_bar(result: Result) -> dict | None:
     marked = [{"label": label, "dash": MARKER_DASHES[i % len(MARKER_DASHES)]} for i, (label, _) in enumerate(markers)]
     return {"svg": svg, "legend": legend, "markers": marked, "over": over,
             "total": fmt.gib(total)}
+
+
+def time_view(result: Result, charts: bool = True) -> dict | None:
+    """The time section: the key bounds, the two charts, and what published runs on this GPU reached
+    of their bounds, with their sources. None without time bounds (no model or no catalog GPU)."""
+    values = result.values
+    if "decode_step_seconds" not in values:
+        return None
+    gpu = load_gpu(result.inputs.gpu)
+    on_gpu = runs_on(gpu["id"])
+    shares = sorted(run.ratio for run in runs())
+    return {
+        "lede": (f"Lower bounds on time, upper bounds on speed, from the {gpu['display_name']} spec sheet: "
+                 f"{values['memory_bandwidth'].text} of memory bandwidth and {values['peak_flops'].text} dense "
+                 f"{values['compute_dtype'].text}, for {_sequences(result['decode_batch'])} at "
+                 f"{values['decode_context_tokens'].text} tokens of context. Real engines are slower."),
+        "figures": [{"name": n, "label": label, "text": value_text(result, n), "derivation": values[n].derivation}
+                    for n, label in TIME_FIGURES.items()],
+        "charts": [decode_chart(result), prefill_chart(result)] if charts else [],
+        "runs": [{"engine": run.engine, "model": run.model, "figure": run.figure, "ratio": f"{run.ratio:.0%}",
+                  "source": run.source, "url": run.url, "id": run.id} for run in on_gpu],
+        "runs_range": f"{shares[0]:.0%} to {shares[-1]:.0%}", "runs_count": len(shares),
+        "styles": STYLES,
+    }
+
+def _sequences(n: int) -> str:
+    return "one sequence" if n == 1 else f"{n:,} sequences decoded together"

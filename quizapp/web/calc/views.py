@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 from urllib.parse import urlencode
 
-from flask import Blueprint, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, get_template_attribute, jsonify, redirect, render_template, request, url_for
+from markupsafe import Markup
 
 from ...calc import BY_NAME, CalcError, calculate, parse_field
 from .form import PAGE_FIELDS, calc_url, canonical_query, card_snippet, controls, field_of, read_inputs, tidier_url
 from .output import refusals_by_field, refusals_html, result_view
+from ...lru import LRU
 from ..security import limit_body
 
 bp = Blueprint("calc", __name__, url_prefix="/calc")
@@ -29,14 +31,31 @@ CONFIG_BYTES = 1024 * 1024  # a config.json is a few KB; the biggest published o
 MODEL_SOURCES = ("model", "kv_bytes_per_token")
 
 
+# A scenario's form and result, drawn once: the same for every reader, and as costly to draw as the
+# rest of the page (every input's control, every value, the memory bar and the time charts).
+PAGES_KEPT = 256
+_pages: LRU[tuple] = LRU(PAGES_KEPT)
+
+
 @bp.get("")
 def page():
     raw = scenario_from(request.args)
     tidier = tidier_url(request.args, calc_url(raw))
     if tidier:
         return redirect(tidier)
-    context = build(raw, None)
+    context = drawn(raw)
     return render_template("calc/page.html", **context), context["status"]
+
+
+def drawn(raw: dict[str, str]) -> dict:
+    """The page's context for a scenario in the URL, with its form and result drawn (kept by the inputs as typed)."""
+    return _pages.get_or_make(tuple(sorted(raw.items())), lambda: _draw(build(raw, None)))
+
+
+def _draw(context: dict) -> dict:
+    group = get_template_attribute("calc/_parts.html", "group")
+    return {**context, "form_html": Markup("".join(group(g) for g in context["groups"])),
+            "output_html": Markup(render_template("calc/_output.html", **context).strip())}
 
 
 @bp.post("")
@@ -48,7 +67,7 @@ def page_with_config():
 
 @bp.get("/fragment")
 def fragment():
-    context = build(scenario_from(request.args), None)
+    context = drawn(scenario_from(request.args))
     return jsonify(fragment_json(context)), context["status"]
 
 
@@ -155,7 +174,7 @@ def compare_url(raw: dict[str, str]) -> str:
 def fragment_json(context: dict) -> dict:
     """The parts of the page that change, rendered by the template the page includes."""
     return {
-        "output": render_template("calc/_output.html", **context).strip(),
+        "output": context.get("output_html") or render_template("calc/_output.html", **context).strip(),
         "errors": context["errors"],
         "refusals": context["refusals"],
         "refusals_html": refusals_html(context["refusals"]),

@@ -1,14 +1,13 @@
-"""The catalog as authors read it: the tables agree with the calculator, and AUTHORING.md holds them."""
+"""The model catalog as authors read it: the tables agree with the calculator, and AUTHORING.md holds them
+(the GPUs: tests/calc/hardware/test_listings.py)."""
 
 import re
 
 import pytest
 
-from quizapp.calc import CURRENT_VLLM_VERSION, calculate, gpu_entries, load_model, model_ids, parse_inputs
-from quizapp.calc.model.listings import GPU_COLUMNS, MODEL_COLUMNS, gpu_prose_name, gpu_rows, markdown_table, model_rows, text_table
+from quizapp.calc import CURRENT_VLLM_VERSION, calculate, load_model, model_ids
+from quizapp.calc.model.listings import MODEL_COLUMNS, markdown_table, model_rows, text_table
 from quizapp.calc.versions import PREVIOUSLY_SUPPORTED
-from quizapp.cards import Scenario
-
 from tests.paths import AUTHORING as DOC
 
 
@@ -19,17 +18,13 @@ def doc_block(command: str) -> str:
     return match[1].rstrip("\n")
 
 
-@pytest.mark.parametrize("command, table", [
-    ("quizapp models --markdown", lambda: markdown_table(model_rows(), MODEL_COLUMNS)),
-    ("quizapp gpus --markdown", lambda: markdown_table(gpu_rows(), GPU_COLUMNS)),
-], ids=["models", "gpus"])
-def test_authoring_md_lists_the_catalog_as_it_is(command, table):
-    assert doc_block(command) == table(), "run: python scripts/update_authoring_catalog.py"
+def test_authoring_md_lists_the_catalog_as_it_is():
+    assert doc_block("quizapp models --markdown") == markdown_table(model_rows(), MODEL_COLUMNS), \
+        "run: python scripts/update_authoring_catalog.py"
 
 
 def test_every_catalog_id_is_listed():
     assert [row["id"] for row in model_rows()] == model_ids()
-    assert [row["id"] for row in gpu_rows()] == [gpu["id"] for gpu in gpu_entries()]
 
 
 def no_longer_served(model_id: str) -> bool:
@@ -57,18 +52,6 @@ def test_model_rows_hold_the_figures():
     assert qwen == {"id": "Qwen/Qwen3-8B", "kind": "uniform", "attention": "GQA, 36 full", "layers": 36,
                     "kv_heads": 8, "head_size": 128, "max_length": "40,960"}
     assert next(row for row in model_rows() if row["id"] == "deepseek-ai/DeepSeek-V3")["kind"] == "mla"
-
-
-@pytest.mark.parametrize("gpu_id", [gpu["id"] for gpu in gpu_entries()])
-def test_the_prose_name_is_what_gpu_name_prints(gpu_id):
-    inputs = parse_inputs({"kv_bytes_per_token": 1000, "gpu": gpu_id})
-    assert gpu_prose_name(gpu_id) == Scenario(inputs, "", None).gpu_name
-
-
-def test_gpu_rows_hold_memory_and_its_basis():
-    spark = next(row for row in gpu_rows() if row["id"] == "DGX-Spark")
-    assert spark == {"id": "DGX-Spark", "prose_name": "DGX Spark", "memory": "121.63 GiB", "basis": "cuda",
-                     "unified": "yes"}
 
 
 def test_text_table_pads_columns():

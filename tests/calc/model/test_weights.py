@@ -1,5 +1,7 @@
 """Parameter counts against published figures, and weight bytes computed by hand."""
 
+import math
+
 import pytest
 
 from quizapp.calc.model.catalog import load_model, raw_model_config
@@ -226,8 +228,56 @@ def test_auto_loads_float32_checkpoints_as_bfloat16():
 
 
 def test_auto_refuses_a_quantization_it_cannot_size():
-    raw = dict(raw_model_config("Qwen/Qwen3-8B"), quantization_config={"quant_method": "awq", "bits": 4})
+    raw = dict(raw_model_config("Qwen/Qwen3-8B"), quantization_config={"quant_method": "bitsandbytes"})
     with pytest.raises(CalcError) as err:
         weights_bytes(parse_config(raw))
     assert err.value.field == "weights_dtype"
     assert weights_bytes(parse_config(raw), "nvfp4").bytes == 6_396_930_048
+
+
+# Qwen3-8B: 8,190,735,360 parameters, of which the linear layers (everything but embed_tokens and
+# lm_head, 151,936 × 4,096 each, and the norms) hold 36 × (q 4,096² + k, v 4,096 × 1,024 + o 4,096² +
+# MLP 3 × 4,096 × 12,288) = 6,945,767,424.
+QWEN3_8B_LINEAR = 36 * (4096 * 4096 + 2 * 4096 * 1024 + 4096 * 4096 + 3 * 4096 * 12288)
+QWEN3_8B_REST = 8_190_735_360 - QWEN3_8B_LINEAR
+
+
+def test_awq_and_gptq_count_a_scale_and_a_zero_per_group_of_128():
+    # 4-bit values, then per 128 weights an fp16 scale (2 B) and a packed 4-bit zero (0.5 B):
+    # 0.5 + 2.5/128 = 0.51953125 B per weight (vLLM's AWQ/GPTQ layers load qweight, scales, qzeros).
+    expected = math.ceil(QWEN3_8B_LINEAR * 0.51953125 + QWEN3_8B_REST * 2)
+    for method in ("awq", "gptq"):
+        raw = dict(raw_model_config("Qwen/Qwen3-8B"), quantization_config={"quant_method": method, "bits": 4,
+                                                                             "group_size": 128})
+        assert weights_bytes(parse_config(raw)).bytes == expected, method
+        assert weights_bytes(load_model("Qwen/Qwen3-8B"), method).bytes == expected, method
+    # int4: symmetric, one fp16 scale per 128 and no zero: 0.5 + 2/128 = 0.515625 B.
+    assert weights_bytes(load_model("Qwen/Qwen3-8B"), "int4").bytes == \
+        math.ceil(QWEN3_8B_LINEAR * 0.515625 + QWEN3_8B_REST * 2)
+
+
+def test_an_awq_config_gives_its_own_bits_and_group():
+    # 8-bit GPTQ, group 64: 1 B + (2 B scale + 1 B zero) / 64 = 1.046875 B per weight.
+    raw = dict(raw_model_config("Qwen/Qwen3-8B"), quantization_config={"quant_method": "gptq", "bits": 8,
+                                                                         "group_size": 64})
+    assert weights_bytes(parse_config(raw)).bytes == math.ceil(QWEN3_8B_LINEAR * 1.046875 + QWEN3_8B_REST * 2)
+    bad = dict(raw_model_config("Qwen/Qwen3-8B"), quantization_config={"quant_method": "awq", "bits": 5})
+    with pytest.raises(CalcError) as err:
+        weights_bytes(parse_config(bad))
+    assert err.value.field == "config.quantization_config"
+
+
+def test_mxfp4_needs_routed_experts():
+    with pytest.raises(CalcError) as err:
+        weights_bytes(load_model("Qwen/Qwen3-8B"), "mxfp4")
+    assert err.value.field == "weights_dtype"
+
+
+def test_data_parallel_spreads_the_routed_experts_over_tp_times_dp():
+    # vLLM fused_moe/config.py FusedMoEParallelConfig.make: with TP 2 and DP 2 "the tensors are sharded
+    # across 4 devices". Qwen3-30B-A3B: 48 layers × 128 experts × 3 × 2,048 × 768 routed-expert weights.
+    model = load_model("Qwen/Qwen3-30B-A3B-Instruct-2507")
+    experts = 48 * 128 * 3 * 2048 * 768 * 2
+    total = weights_bytes(model, "bfloat16").bytes
+    assert weights_bytes(model, "bfloat16", 2, expert_ranks=4).bytes == math.ceil((total - experts) / 2 + experts / 4)
+    assert weights_bytes(model, "bfloat16", 2, expert_ranks=2).bytes == weights_bytes(model, "bfloat16", 2).bytes

@@ -66,3 +66,5 @@ def test_units_agree_by_the_words_after_the_number():
     assert agrees("", ()) and agrees("", ("values",)) and not agrees("", ("GB",))
     assert agrees("heads", ("KV", "heads")) and not agrees("heads", ("GPUs",))
     assert agrees("tokens", ()) and not agrees("tokens", ("running",))
+    # A rate's number is not a count of whatever word follows it ("3 experts").
+    assert not agrees("tokens/s", ("experts",)) and not agrees("B/s", ("layers",))

@@ -29,13 +29,28 @@ def test_two_models_on_the_same_gpu_side_by_side(client):
     assert row(page, "users_fit") == ["61 users", "73 users"]
 
 
-def test_the_four_charts_are_svg_drawn_on_the_server(client):
+def test_the_charts_are_svg_drawn_on_the_server(client):
     page = client.get(TWO).get_data(as_text=True)
-    charts = page[page.index('<div class="chart-grid">'):page.index("<h3>Every value</h3>")]
-    assert charts.count("<svg") == 4
-    for title in ("KV bytes per token (KiB)", "Pool (tokens, as vLLM logs it)", "Max concurrency", "Users that fit"):
+    charts = page[page.index('<div class="chart-grid">'):page.index('<section class="time-section"')]
+    titles = ("KV bytes per token (KiB)", "Pool (tokens, as vLLM logs it)", "Max concurrency", "Users that fit",
+              "Decode tokens/s, one sequence (upper bound)", "Decode tokens/s, the batch (upper bound)",
+              "Time to first token, ms (lower bound)")
+    assert charts.count("<svg") == len(titles)
+    for title in titles:
         assert f"<figcaption>{title}</figcaption>" in charts
     assert "A: Qwen3-8B: 144 KiB" in charts and "B: Llama-3.1-8B-Instruct: 73 users" in charts
+
+
+def test_the_time_charts_sit_side_by_side_on_shared_axes(client):
+    page = client.get(TWO).get_data(as_text=True)
+    section = page[page.index('<section class="time-section"'):page.index("<h3>Every value</h3>")]
+    for letter in "ab":
+        for index in (0, 1):
+            assert f'id="time-chart-{letter}-{index}"' in section
+    decode_a = section[section.index('id="time-chart-a-0"'):section.index('id="time-chart-b-0"')]
+    decode_b = section[section.index('id="time-chart-b-0"'):section.index('id="time-chart-a-1"')]
+    ticks = lambda svg: re.findall(r'text-anchor="end">([^<]+)</text>', svg)
+    assert ticks(decode_a) == ticks(decode_b) and ticks(decode_a)  # the same tokens/s scale for both
 
 
 def test_a_scenarios_own_input_overrides_the_shared_one(client):

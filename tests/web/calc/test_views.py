@@ -227,3 +227,50 @@ def test_every_wrong_input_is_marked_at_once_and_listed_above_the_form(client):
     summary = page[page.index('id="form-errors"'):page.index('<form id="calc-form"')]
     assert '<a href="#in-max_model_len"><code>max_model_len</code></a>' in summary
     assert "gpu_memory_utilization must be in (0, 1], got 2.0" in summary
+
+
+# --------------------------------------------------------------------------- the time section
+
+SPARK = "/calc?model=meta-llama/Llama-3.1-8B-Instruct&gpu=DGX-Spark&prompt_tokens=1000&output_tokens=200"
+
+
+def time_section(page: str) -> str:
+    return page[page.index('<section class="time-section"'):page.index("</section>", page.index('id="time-heading"'))]
+
+
+def test_the_time_section_shows_the_bounds_said_as_bounds(client):
+    section = time_section(client.get(SPARK).get_data(as_text=True))
+    assert "Lower bounds on time, upper bounds on speed, from the DGX Spark (GB10) spec sheet" in section
+    assert "273 GB/s" in section and "Real engines are slower" in section
+    for name in ("decode_tokens_per_second", "decode_throughput", "ttft_seconds", "e2e_seconds", "critical_batch"):
+        assert f'id="figure-{name}"' in section, name
+    # Llama-3.1-8B bf16 reads 16,060,522,496 B − its 1,050,673,152 B embedding table + 1,100 tokens × 131,072 B
+    # of KV a step (15,154,028,544 B) at 273 GB/s: 18.0 tokens/s at most.
+    assert "18.0 tokens/s" in section
+
+
+def test_the_charts_are_drawn_on_the_server_with_their_legends(client):
+    section = time_section(client.get(SPARK).get_data(as_text=True))
+    assert section.count("<svg") - section.count('class="swatch"') == 2
+    assert "Decode tokens/s against the batch (upper bounds)" in section and "the knee: critical_batch" in section
+    assert "Prefill time against the prompt" in section and "<desc" in section
+
+
+def test_published_runs_on_the_gpu_are_shown_with_their_share_and_source(client):
+    section = time_section(client.get(SPARK).get_data(as_text=True))
+    assert section.count('<li><strong>') == 3  # two llama.cpp runs and a vLLM one on a DGX Spark
+    assert "https://github.com/ggml-org/llama.cpp/blob/" in section and "of the bound" in section
+
+
+def test_without_a_catalog_gpu_the_page_says_what_the_bounds_need(client):
+    page = client.get("/calc?model=Qwen/Qwen3-8B&pool_tokens=24096").get_data(as_text=True)
+    assert 'id="time-section"' not in page and "to see how fast" in page
+
+
+def test_a_scenario_is_drawn_once_and_served_the_same_to_the_fragment(client):
+    first = client.get(SPARK).get_data(as_text=True)
+    second = client.get(SPARK).get_data(as_text=True)
+    strip = lambda page: re.sub(r'name="csrf_token" value="[^"]*"', "", page)
+    assert strip(first) == strip(second)
+    fragment = client.get(SPARK.replace("/calc?", "/calc/fragment?")).get_json()["output"]
+    assert fragment in first

@@ -1,0 +1,60 @@
+"""The time stage of ``calculate``: from the scenario's model, weights and GPU, every time bound.
+
+It needs a model (its weights and layers) and a catalog GPU (its spec sheet); without either it
+adds nothing. Each bound is added with its arithmetic, and says it is a bound.
+"""
+
+from __future__ import annotations
+
+from ..errors import CalcError
+from ..hardware.catalog import load_gpu
+from ..hardware.specs import gpu_specs
+from ..model.formats import model_format
+from ..model.layout import Layout, model_dtype
+from ..model.parts import expert_ranks, top_k
+from ..model.tensors import num_experts
+from ..result import Result
+from ..sizing.pipeline import stages
+from .all_reduce import all_reduce
+from .breakdown import weight_parts
+from .decode import decode_values
+from .prefill import prefill_values
+from .rates import rates_for
+from .shape import request_shape
+from .work import Work, head_dims, sparse_attention, stage_work
+
+
+def time_bounds(result: Result, layout: Layout) -> None:
+    """The weights by part (with a model), then, with a catalog GPU too, every time bound.
+
+    ``layout`` is the whole model's on one tensor-parallel rank (with pipeline stages, ``result.layout``
+    is the stage that sets the pool)."""
+    if result.model is None or not weight_parts(result):
+        return
+    if not result.inputs.gpu:
+        return
+    work = build_work(result, layout)
+    gpu = load_gpu(result.inputs.gpu)
+    total = result.get("total_memory_bytes") or gpu["total_memory_bytes"]
+    shape = request_shape(result, gpu, total)
+    result.time_model = (work, shape)
+    step = decode_values(result, work, shape)
+    prefill_values(result, work, shape, step)
+    all_reduce(result, work, shape, step)
+
+
+def build_work(result: Result, layout: Layout) -> Work:
+    """The scenario's steps on one GPU of each pipeline stage, at the GPU's peaks."""
+    model, inputs = result.model, result.inputs
+    specs = gpu_specs(inputs.gpu)
+    weight_format = model_format(model, inputs.weights_dtype)
+    rates = rates_for(specs, weight_format, model_dtype(model)[0], layout.kv_dtype)
+    tp, experts, k = inputs.tensor_parallel_size, num_experts(model), top_k(model)
+    spread = expert_ranks(model, tp, inputs.data_parallel_size)
+    found = stages(model, layout, inputs.weights_dtype, inputs.pipeline_parallel_size)
+    if model.num_attention_heads % tp:
+        raise CalcError(f"{model.num_attention_heads} attention heads do not divide by TP {tp}", "tensor_parallel_size")
+    given = inputs.weights_bytes or None
+    return Work(tuple(stage_work(s, tp, spread, rates, experts, k, given) for s in found), specs.memory_bandwidth.value,
+                rates, experts, k, inputs.data_parallel_size if experts else 1, model.num_attention_heads // tp,
+                head_dims(model), sparse_attention(model), weight_format.name)
