@@ -97,7 +97,7 @@ NEEDS: dict[str, tuple[Need, ...]] = {
         "decode_weight_bytes", "decode_kv_bytes", "decode_memory_seconds", "decode_compute_seconds",
         "decode_step_seconds", "decode_tokens_per_second", "decode_throughput", "decode_throughput_ceiling",
         "critical_batch", "prefill_flops", "prefill_seconds", "ttft_seconds", "e2e_seconds",
-        "tp_all_reduce_bytes_per_token", "tp_all_reduce_seconds", "prefill_chunk_tokens", "prefill_chunks",
+        "tp_all_reduce_bytes_per_token", "tp_all_reduce_seconds", "request_rate_bound", "prefill_chunk_tokens", "prefill_chunks",
         "chunked_step_seconds")},
     "prefix_blocks": (PREFIX,),
     "prefix_hit_tokens": (PREFIX,),

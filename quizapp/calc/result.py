@@ -153,6 +153,7 @@ VALUES = {
     "e2e_seconds": "the least time for a whole request: ttft + (output − 1) decode steps",
     "tp_all_reduce_bytes_per_token": "bytes each GPU sends per token in tensor-parallel all-reduces",
     "tp_all_reduce_seconds": "the all-reduces' time per decode step over the GPUs' link (not in decode_step_seconds)",
+    "request_rate_bound": "the most requests/s a batch kept full completes (Little's law: batch ÷ least time per request)",
     "prefill_chunk_tokens": "prompt tokens one step prefills beside the running decodes (max_num_batched_tokens − decodes)",
     "prefill_chunks": "steps a prompt's chunked prefill takes beside decode_batch decoding sequences",
     "chunked_step_seconds": "the least time of one step that decodes the batch and prefills one chunk",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from .. import fmt
 from ..result import Result
 from .all_reduce import prompt_words
-from .decode import BOUND
+from .decode import BOUND, SPEED_BOUND as SPEED
 from .shape import Shape
 from ..sizing.memory import batched_tokens_default
 from .work import Step, Work, attention_flops, kv_read, kv_written, prefill_step, weights_read
@@ -49,6 +49,14 @@ def prefill_values(result: Result, work: Work, shape: Shape, decode: Step) -> No
     result.add("e2e_seconds", e2e, "s", fmt.duration(e2e),
                f"ttft and {steps:,} more decode steps for {shape.prompt:,} prompt and {shape.output:,} output tokens: "
                f"{ttft:.4g} s + {steps:,} × {sum(decode.seconds):.4g} s = {e2e:.4g} s ({BOUND})")
+    # Little's law: requests in the system = arrival rate × time each spends there. A request of the
+    # batch spends at least its own prefill and its decode steps at this batch.
+    least = _seconds(one) + steps * sum(decode.seconds)
+    rate = shape.batch / least
+    result.add("request_rate_bound", rate, "requests/s", f"{rate:,.2f} requests/s",
+               f"Little's law: {shape.batch:,} request{'s' if shape.batch > 1 else ''} in flight ÷ ({fmt.duration(_seconds(one))} "
+               f"prefill + {steps:,} × {fmt.duration(sum(decode.seconds))} decode steps = {least:.4g} s each at the least) = "
+               f"{rate:,.2f} requests/s at most, completed and admitted, with the batch kept full ({SPEED})")
 
 
 def chunked_values(result: Result, work: Work, shape: Shape, gpu: dict, total: int | None) -> None:

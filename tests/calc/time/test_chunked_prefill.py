@@ -31,3 +31,10 @@ def test_a_mixed_step_is_no_shorter_than_the_decode_step():
 def test_decodes_that_fill_the_budget_leave_no_chunk():
     result = calculate({**BASE, "max_num_batched_tokens": 64, "max_num_seqs": 64})
     assert "prefill_chunks" not in result.values
+
+
+def test_the_request_rate_by_littles_law():
+    # 64 requests in flight, each at least its prefill and 99 decode steps long: rate ≤ 64 ÷ that.
+    result = calculate(BASE)
+    least = result["prefill_seconds"] + 99 * result["decode_step_seconds"]
+    assert result["request_rate_bound"] == __import__("pytest").approx(64 / least)
