@@ -153,6 +153,19 @@ VALUES = {
     "e2e_seconds": "the least time for a whole request: ttft + (output − 1) decode steps",
     "tp_all_reduce_bytes_per_token": "bytes each GPU sends per token in tensor-parallel all-reduces",
     "tp_all_reduce_seconds": "the all-reduces' time per decode step over the GPUs' link (not in decode_step_seconds)",
+    "last_block_empty_slots": "token slots a user's last block leaves empty (PagedAttention's internal fragmentation)",
+    "fragmentation_share": "the share of a user's block bytes its last blocks leave empty",
+    "host_link_bandwidth": "the GPU's link to host memory (PCIe), bytes/s each way",
+    "user_kv_bytes": "bytes of the blocks one user of tokens_per_user holds",
+    "swap_in_seconds": "the least time to copy a user's blocks back in from host memory over the host link",
+    "recompute_seconds": "the least time to prefill a preempted user's tokens again (vLLM V1 preempts by recompute)",
+    "recompute_over_swap": "recompute_seconds ÷ swap_in_seconds",
+    "tokens_per_gpu_hour": "the most output tokens one GPU-hour can decode (decode_throughput × 3,600 ÷ GPUs per replica)",
+    "prefill_tokens_per_gpu_hour": "the most prompt tokens one GPU-hour can prefill (from ttft_seconds)",
+    "decode_over_prefill_cost": "GPU time of an output token over a prompt token's, at the bounds",
+    "dollars_per_million_tokens": "the least price of a million output tokens at gpu_hour_price",
+    "tokens_per_dollar": "the most output tokens a dollar buys at gpu_hour_price",
+    "prefill_dollars_per_million_tokens": "the least price of a million prompt tokens at gpu_hour_price",
 }
 
 # Keys the JSON result always carries (null when the scenario does not determine them).
