@@ -38,7 +38,7 @@ def cost_values(result: Result) -> None:
     ttft = result["ttft_seconds"]
     inp = batch * prompt / ttft * SECONDS_PER_HOUR / gpus
     result.add("prefill_tokens_per_gpu_hour", inp, "tokens", fmt.millions(inp),
-               f"{batch:,} × {prompt:,} prompt tokens ÷ {fmt.duration(ttft)} × {SECONDS_PER_HOUR:,} s{per_replica} = "
+               f"{batch:,} × {prompt:,} prompt tokens ÷ {ttft:.6g} s (ttft_seconds) × {SECONDS_PER_HOUR:,} s{per_replica} = "
                f"{inp:,.0f} prompt tokens per GPU-hour at most (the prefill bound: a real engine makes fewer)")
     ratio = inp / out
     result.add("decode_over_prefill_cost", ratio, "", f"{ratio:.1f}",

@@ -57,8 +57,8 @@ def preemption_values(result: Result) -> None:
     if link is not None:
         swap = kv / link[1]
         result.add("swap_in_seconds", swap, "s", fmt.duration(swap),
-                   f"{kv:,} B ÷ {link[1] / 1e9:g} GB/s ({link[0]}, each way) = {fmt.duration(swap)}: the least time to "
-                   "copy the user's blocks back from host memory")
+                   f"{kv:,} B ÷ {link[1] / 1e9:g} GB/s = {swap:.4g} s, {fmt.duration(swap)} over {link[0]} (each way): the "
+                   "least time to copy the user's blocks back from host memory")
     if result.time_model is None:
         return
     work, _shape = result.time_model
@@ -71,4 +71,4 @@ def preemption_values(result: Result) -> None:
     if link is not None:
         ratio = again / swap
         result.add("recompute_over_swap", ratio, "", f"{ratio:.1f}",
-                   f"recompute {fmt.duration(again)} ÷ copy back in {fmt.duration(swap)} = {ratio:.2f}")
+                   f"recompute {again:.4g} s ÷ copy back in {swap:.4g} s = {ratio:.2f}")
