@@ -61,8 +61,8 @@ def speculative_values(result: Result, work: Work | None = None, shape: Shape | 
     slowest = max(max(m, c_) for m, c_ in stages)
     speed = b * per / slowest
     result.add("spec_throughput", speed, "tokens/s", f"{speed:,.1f} tokens/s",
-               f"{b:,} sequence{'s' if b > 1 else ''} × {per:.4f} tokens per {fmt.duration(slowest)} step = "
-               f"{speed:,.1f} tokens/s at most ({SPEED_BOUND}; the drafter not counted)")
+               f"{b * per:,.1f} tokens ({b:,} sequence{'s' if b > 1 else ''} × {per:.4f}) per {fmt.duration(slowest)} "
+               f"step: {speed:,.1f} tokens/s at most ({SPEED_BOUND}; the drafter not counted)")
     plain = result.get("decode_throughput")
     if plain:
         ratio = speed / plain
