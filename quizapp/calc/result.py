@@ -48,6 +48,9 @@ class Result:
     # The time stage's model of the steps (time/bounds.py: its Work and Shape), kept so the charts
     # redraw the bounds at other batches and prompt lengths; None without time bounds.
     time_model: Any = None
+    # Whether the weights, the non-KV memory and the pool fit the GPU (sizing/fit.py's Fit); None
+    # without a GPU or without the weights.
+    fit: Any = None
 
     def __getitem__(self, name: str) -> Any:
         return self.values[name].value
@@ -70,6 +73,7 @@ class Result:
         data["layout"] = self.layout_summary()
         data["vllm_version"] = self.rules.version
         data["checks"] = self.checks
+        data["fit"] = self.fit.to_json() if self.fit is not None else None
         data["notes"] = self.notes
         return data
 
