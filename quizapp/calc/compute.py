@@ -27,9 +27,14 @@ from .sizing.pipeline import check_pipeline, pipeline_pool
 from .sizing import fit
 from .sizing.pool import size_pool, users
 from .sizing.prefix_caching import mamba_cache
+from .sizing.shared_prefix import shared_prefix
 from .sizing.refusals import model_length_check, no_memory_text, one_request_bytes, start_checks
 from .result import Result
 from .time.bounds import time_bounds
+from .time.preemption import preemption_values
+from .cost.price import cost_values
+from .sizing.fragmentation import fragmentation_values
+from .time.speculative import speculative_values
 from .versions import check_served, rules_for
 from .model.weights import count_parameters
 
@@ -71,6 +76,7 @@ def calculate(data: dict[str, Any] | Inputs, *, suggest: bool = True) -> Result:
     short = room is not None and room < result.plan.bytes_per_block
     pool = None if short else size_pool(result, max_model_len, in_flight_tokens, budget, weights)
     users(result, max_model_len, in_flight_tokens, pool)
+    shared_prefix(result, pool)
     verdict = fit.assess(result, budget.total if budget else None, budget.requested if budget else None, known,
                          pool.memory if pool else None, one_request_bytes(result, max_model_len, in_flight_tokens))
     if verdict is not None and suggest:
@@ -78,6 +84,10 @@ def calculate(data: dict[str, Any] | Inputs, *, suggest: bool = True) -> Result:
     fit.record(result, verdict, no_memory_text(rules))
     start_checks(result, max_model_len, in_flight_tokens, pool.memory if pool else None)
     time_bounds(result, layout)
+    fragmentation_values(result)
+    preemption_values(result)
+    cost_values(result)
+    speculative_values(result)  # without the time bounds, the tokens a step yields
     return result
 
 
