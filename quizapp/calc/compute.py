@@ -22,6 +22,7 @@ from .model.maxlen import default_max_model_len
 from .sizing.memory import gpu_weights, in_flight, memory_budget, weights_ratio
 from .model.config import ModelConfig
 from .model.parse import parse_config
+from .sizing.activations import profile_activations
 from .sizing.pipeline import check_pipeline, pipeline_pool
 from .sizing.pool import size_pool, users
 from .sizing.prefix_caching import mamba_cache
@@ -63,6 +64,7 @@ def calculate(data: dict[str, Any] | Inputs) -> Result:
     users(result, max_model_len, in_flight_tokens, pool)
     start_checks(result, max_model_len, in_flight_tokens, pool.memory if pool else None)
     time_bounds(result, layout)
+    profile_activations(result)
     return result
 
 

@@ -95,6 +95,8 @@ NEEDS: dict[str, tuple[Need, ...]] = {
         "decode_step_seconds", "decode_tokens_per_second", "decode_throughput", "decode_throughput_ceiling",
         "critical_batch", "prefill_flops", "prefill_seconds", "ttft_seconds", "e2e_seconds",
         "tp_all_reduce_bytes_per_token", "tp_all_reduce_seconds")},
+    **{name: (MODEL, GPU) for name in (
+        "profile_tokens", "profile_requests", "profile_mlp_bytes", "profile_logits_bytes", "profile_activation_bytes")},
 }
 
 

@@ -153,6 +153,11 @@ VALUES = {
     "e2e_seconds": "the least time for a whole request: ttft + (output − 1) decode steps",
     "tp_all_reduce_bytes_per_token": "bytes each GPU sends per token in tensor-parallel all-reduces",
     "tp_all_reduce_seconds": "the all-reduces' time per decode step over the GPUs' link (not in decode_step_seconds)",
+    "profile_tokens": "tokens the start-up profile run forwards: max_num_batched_tokens (dense models)",
+    "profile_requests": "dummy requests of the profile run, each sampled once: min(tokens, max_num_seqs)",
+    "profile_mlp_bytes": "one dense MLP's tensors held at once in the profile run (a floor on its peak)",
+    "profile_logits_bytes": "the profile's sampler tensors: hidden states, logits and their float32 copy (a floor)",
+    "profile_activation_bytes": "the least activation memory the profile run holds: the larger of the two floors",
 }
 
 # Keys the JSON result always carries (null when the scenario does not determine them).
