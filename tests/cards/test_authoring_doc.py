@@ -90,3 +90,12 @@ def test_filters():
 
 def test_functions():
     assert table_names("Functions") == set(CARD_FUNCTIONS)
+
+
+def test_topics():
+    from quizapp.cards.topics import TOPICS
+
+    rows = table_rows("Topics")
+    assert list(rows) == [topic.id for topic in TOPICS]
+    for topic in TOPICS:
+        assert rows[topic.id][:2] == [topic.title, topic.blurb], topic.id
