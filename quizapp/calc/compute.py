@@ -30,6 +30,9 @@ from .sizing.shared_prefix import shared_prefix
 from .sizing.refusals import model_length_check, start_checks
 from .result import Result
 from .time.bounds import time_bounds
+from .time.preemption import preemption_values
+from .cost.price import cost_values
+from .sizing.fragmentation import fragmentation_values
 from .time.speculative import speculative_values
 from .versions import check_served, rules_for
 from .model.weights import count_parameters
@@ -67,6 +70,9 @@ def calculate(data: dict[str, Any] | Inputs) -> Result:
     shared_prefix(result, pool)
     start_checks(result, max_model_len, in_flight_tokens, pool.memory if pool else None)
     time_bounds(result, layout)
+    fragmentation_values(result)
+    preemption_values(result)
+    cost_values(result)
     speculative_values(result)  # without the time bounds, the tokens a step yields
     profile_activations(result)
     return result

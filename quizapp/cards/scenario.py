@@ -231,6 +231,9 @@ def apply_changes(scenario: dict, changes: dict) -> tuple[dict, list[str]]:
     pages, a variant and a card's calc() all go through here.
     """
     unset = [k for k, v in changes.items() if v is None and k in scenario]
+    # A pool sizer given again beside a new GPU keeps the pool on its rule ("gpu: B200" with the
+    # card's own pin), even though its value does not differ.
+    restated = {k for k, v in changes.items() if v is not None and k in POOL_SIZERS}
     changes = {k: v for k, v in changes.items() if v is not None and _differs(scenario, k, v)}
     merged = {k: v for k, v in scenario.items() if k not in unset} | changes
     if not changes and not unset:
@@ -239,7 +242,7 @@ def apply_changes(scenario: dict, changes: dict) -> tuple[dict, list[str]]:
         # The change sizes the pool by its own rule. (A GPU stays: beside a pool in tokens
         # or bytes it only adds vLLM's start check.)
         for name in POOL_SIZERS:
-            if name not in changes:
+            if name not in changes and name not in restated:
                 merged.pop(name, None)
         return merged, []
     if "pool_tokens" not in scenario:
