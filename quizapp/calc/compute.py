@@ -22,6 +22,7 @@ from .model.maxlen import default_max_model_len
 from .sizing.memory import gpu_weights, in_flight, memory_budget, weights_ratio
 from .model.config import ModelConfig
 from .model.parse import parse_config
+from .sizing.activations import profile_activations
 from .sizing.pipeline import check_pipeline, pipeline_pool
 from .sizing.pool import size_pool, users
 from .sizing.prefix_caching import mamba_cache
@@ -73,6 +74,7 @@ def calculate(data: dict[str, Any] | Inputs) -> Result:
     preemption_values(result)
     cost_values(result)
     speculative_values(result)  # without the time bounds, the tokens a step yields
+    profile_activations(result)
     return result
 
 
