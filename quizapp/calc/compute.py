@@ -23,6 +23,7 @@ from .model.maxlen import default_max_model_len
 from .sizing.memory import gpu_weights, in_flight, memory_budget, weights_ratio
 from .model.config import ModelConfig
 from .model.parse import parse_config
+from .sizing.activations import profile_activations
 from .sizing.pipeline import check_pipeline, pipeline_pool
 from .sizing import fit
 from .sizing.pool import size_pool, users
@@ -88,6 +89,7 @@ def calculate(data: dict[str, Any] | Inputs, *, suggest: bool = True) -> Result:
     preemption_values(result)
     cost_values(result)
     speculative_values(result)  # without the time bounds, the tokens a step yields
+    profile_activations(result)
     return result
 
 

@@ -183,6 +183,11 @@ VALUES = {
     "spec_step_seconds": "the least time of one verification step: k + 1 tokens per sequence, the drafter not counted",
     "spec_throughput": "the most tokens/s the batch can decode with speculative decoding (the drafter not counted)",
     "spec_speedup_bound": "spec_throughput ÷ decode_throughput: the two ceilings' ratio at the same batch",
+    "profile_tokens": "tokens the start-up profile run forwards: max_num_batched_tokens (dense models)",
+    "profile_requests": "dummy requests of the profile run, each sampled once: min(tokens, max_num_seqs)",
+    "profile_mlp_bytes": "one dense MLP's tensors held at once in the profile run (a floor on its peak)",
+    "profile_logits_bytes": "the profile's sampler tensors: hidden states, logits and their float32 copy (a floor)",
+    "profile_activation_bytes": "the least activation memory the profile run holds: the larger of the two floors",
 }
 
 # Keys the JSON result always carries (null when the scenario does not determine them).

@@ -29,7 +29,8 @@ FRACTION_KEYS = ("gpu", "gpu_memory_utilization")
 POOL_RULES = {"tokens": "pool_tokens", "bytes": "kv_cache_memory_bytes", "fraction": "gpu_memory_utilization"}
 # Inputs that a cleared field unsets; for the others an empty field means "unchanged".
 UNSETTABLE = POOL_SIZERS + FRACTION_KEYS + ("max_model_len", "non_kv_cache_memory_bytes", "free_memory_bytes",
-                                            "total_memory_bytes", "weights_bytes", "model", "kv_bytes_per_token")
+                                            "total_memory_bytes", "weights_bytes", "model", "kv_bytes_per_token",
+                                            "max_num_batched_tokens", "max_num_seqs")
 # A cleared field on a page unsets these; a page always sends a model, so an empty one is no change.
 CLEARABLE = tuple(name for name in UNSETTABLE if name not in ("model", "kv_bytes_per_token"))
 DEFAULTS = vars(Inputs())
