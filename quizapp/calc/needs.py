@@ -115,6 +115,8 @@ NEEDS: dict[str, tuple[Need, ...]] = {
     **{name: (PREFIX, USERS, POOL) for name in ("users_fit_shared_prefix", "prefix_cache_room_blocks", "prefixes_kept")},
     "spec_tokens_per_step": (DRAFTS, ACCEPTANCE),
     **{name: (*TIME, DRAFTS, ACCEPTANCE) for name in ("spec_step_seconds", "spec_throughput", "spec_speedup_bound")},
+    **{name: (MODEL, GPU) for name in (
+        "profile_tokens", "profile_requests", "profile_mlp_bytes", "profile_logits_bytes", "profile_activation_bytes")},
 }
 
 

@@ -48,6 +48,9 @@ class Result:
     # The time stage's model of the steps (time/bounds.py: its Work and Shape), kept so the charts
     # redraw the bounds at other batches and prompt lengths; None without time bounds.
     time_model: Any = None
+    # Whether the weights, the non-KV memory and the pool fit the GPU (sizing/fit.py's Fit); None
+    # without a GPU or without the weights.
+    fit: Any = None
 
     def __getitem__(self, name: str) -> Any:
         return self.values[name].value
@@ -70,6 +73,7 @@ class Result:
         data["layout"] = self.layout_summary()
         data["vllm_version"] = self.rules.version
         data["checks"] = self.checks
+        data["fit"] = self.fit.to_json() if self.fit is not None else None
         data["notes"] = self.notes
         return data
 
@@ -179,6 +183,11 @@ VALUES = {
     "spec_step_seconds": "the least time of one verification step: k + 1 tokens per sequence, the drafter not counted",
     "spec_throughput": "the most tokens/s the batch can decode with speculative decoding (the drafter not counted)",
     "spec_speedup_bound": "spec_throughput ÷ decode_throughput: the two ceilings' ratio at the same batch",
+    "profile_tokens": "tokens the start-up profile run forwards: max_num_batched_tokens (dense models)",
+    "profile_requests": "dummy requests of the profile run, each sampled once: min(tokens, max_num_seqs)",
+    "profile_mlp_bytes": "one dense MLP's tensors held at once in the profile run (a floor on its peak)",
+    "profile_logits_bytes": "the profile's sampler tensors: hidden states, logits and their float32 copy (a floor)",
+    "profile_activation_bytes": "the least activation memory the profile run holds: the larger of the two floors",
 }
 
 # Keys the JSON result always carries (null when the scenario does not determine them).
