@@ -89,6 +89,7 @@ def run_gunicorn(app: Flask, host: str, port: int, workers: int, threads: int, w
     process starts again patched first unless it was) or "gthread" (``threads`` threads each)."""
     from gunicorn.app.base import BaseApplication
 
+    MaskingLogger = _masking_logger()
     refuse_taken_port(host, port)
     if worker_class == "gevent" and not is_patched():
         _run_patched(app)
@@ -102,6 +103,7 @@ def run_gunicorn(app: Flask, host: str, port: int, workers: int, threads: int, w
             self.cfg.set("worker_class", worker_class)
             self.cfg.set("worker_connections", connections)
             self.cfg.set("accesslog", "-")
+            self.cfg.set("logger_class", MaskingLogger)
             self.cfg.set("graceful_timeout", 5)
             self.cfg.set("reuse_port", True)
             # gunicorn's control socket sits at one shared path: a second server would take it over.
@@ -111,6 +113,29 @@ def run_gunicorn(app: Flask, host: str, port: int, workers: int, threads: int, w
             return app
 
     QuizappServer().run()
+
+
+def _masking_logger():
+    from gunicorn.glogging import Logger
+
+    from .web.security import mask_tokens
+
+    class MaskingLogger(Logger):
+        """gunicorn's logger with every link token masked: an interviewer's or candidate's path
+        (/interview/i/<token>) and ?token= of the author link were written out in clear."""
+
+        def atoms(self, resp, req, environ, request_time):
+            atoms = super().atoms(resp, req, environ, request_time)
+            # Every atom: the request line, path and query, the referer, and each environ value.
+            return {key: mask_tokens(value) if isinstance(value, str) else value for key, value in atoms.items()}
+
+        def error(self, msg, *args, **kwargs):
+            super().error(mask_tokens(str(msg)), *args, **kwargs)
+
+        def exception(self, msg, *args, **kwargs):
+            super().exception(mask_tokens(str(msg)), *args, **kwargs)
+
+    return MaskingLogger
 
 
 def refuse_taken_port(host: str, port: int) -> None:
