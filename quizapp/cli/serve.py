@@ -17,6 +17,7 @@ from .errors import fail
 @click.option("--workers", default=2, show_default=True, type=int, help="worker processes")
 @click.option("--threads", default=4, show_default=True, type=int, help="threads per worker (gthread workers)")
 @click.option("--worker-class", default="gevent", show_default=True, type=click.Choice(["gevent", "gthread"]),
+              envvar="QUIZAPP_WORKER_CLASS",
               help="gevent: each connection a greenlet, so slow clients and event streams hold no thread; "
                    "gthread: a thread per request being read or served")
 @click.option("--dev", is_flag=True, help="Flask's reloading development server instead of gunicorn")
