@@ -17,6 +17,7 @@ from sqlite_utils import Database
 
 from ..cards.rubric import SCORES
 from .clock import iso, now_utc
+from .db import changes
 from .db.connection import lock, write
 from .db.statements import upsert
 from .db.stored_json import dump_object
@@ -29,6 +30,14 @@ MAX_STEPS = 20
 def _changed(db: Database, interview_id: str, for_candidate: bool = False) -> None:
     extra = ", candidate_version = candidate_version + 1" if for_candidate else ""
     db.execute(f"UPDATE interviews SET version = version + 1{extra} WHERE id = ?", [interview_id])
+    if for_candidate:
+        changes.notify(db, interview_id)  # the candidate's streams, on every server, wake when this commits
+
+
+def watch(db: Database, interview_id: str) -> changes.Watch:
+    """What a candidate's stream waits on between reads of the session: ``.wait()`` returns soon
+    after a change the candidate sees, written through any server (``db/changes``)."""
+    return changes.Watch(db, interview_id)
 
 
 def _open_session(db: Database, interview_id: str, card_id: str | None = None, live: bool = False) -> None:

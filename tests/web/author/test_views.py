@@ -13,8 +13,8 @@ from .. import test_security
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 
 
-def client_for(database, tmp_path, folder, **config):
-    return create_app({"TESTING": True, "QUESTIONS_DIR": str(folder), "DATABASE": database,
+def client_for(tmp_path, folder, **config):
+    return create_app({"TESTING": True, "QUESTIONS_DIR": str(folder), "DATABASE": str(tmp_path / "db.sqlite"),
                        **config}).test_client()
 
 

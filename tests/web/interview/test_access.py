@@ -29,8 +29,8 @@ def questions_dir(tmp_path, questions_dir):
     return folder
 
 
-def make_app(database, tmp_path, questions_dir, **config):
-    return create_app({"TESTING": True, "DATABASE": database, "QUESTIONS_DIR": str(questions_dir),
+def make_app(tmp_path, questions_dir, **config):
+    return create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"), "QUESTIONS_DIR": str(questions_dir),
                        **config})
 
 
