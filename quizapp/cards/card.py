@@ -74,6 +74,7 @@ class Card:
     level: str = "beginner"  # where practice brings it as a new card (load.front_matter.LEVELS)
     order: int | None = None  # within its level, lower first
     draft: bool = False  # kept out of the bank, practice, print and export; the author pages list it
+    topic: str | None = None  # a topics.TOPICS id (None only on a draft)
     warnings: list[Diagnostic] = field(default_factory=list)
 
     @property

@@ -21,8 +21,10 @@ from .card import Variant, search_text
 from .diagnostics import CardError, Diagnostic
 from .load.front_matter import check_draft, check_interview_only, check_listing, check_ordering, check_scenario, \
     check_space, check_variants
+from .load.filing import check_topic
 from .load.sections import build_sections
 from .load.source import read_card, split_card
+from .load.startable import startable_space
 from .space import ScenarioSpace
 
 
@@ -47,6 +49,7 @@ class CardEntry:
     level: str = "beginner"  # where practice brings it as a new card (front_matter.LEVELS)
     order: int | None = None  # within its level
     draft: bool = False  # only the author pages list it
+    topic: str | None = None  # a topics.TOPICS id (None only on a draft)
     id_line: int = 1
     problems: bool = False
     content: str = field(default="", repr=False)  # content_key of the text it was read from
@@ -72,14 +75,16 @@ def _entry_from_text(text: str, file: Path, shown: str, mtime: float, key: str) 
     listing = check_listing(source)
     scenario = check_scenario(source)
     variants = check_variants(source)
-    space = check_space(source, scenario, variants)
+    space = startable_space(source, scenario, check_space(source, scenario, variants), variants)
     try:
         interview_only = check_interview_only(source)
     except CardError:
         interview_only = True  # reported by the full load; kept out of readers' lists meanwhile
     sections = build_sections(source)
     question = sections.pieces.get("question")
-    return CardEntry(**listing, **check_ordering(source), draft=check_draft(source), path=shown, file=file,
+    draft = check_draft(source)
+    return CardEntry(**listing, **check_ordering(source), draft=draft, topic=check_topic(source, draft),
+                     path=shown, file=file,
                      mtime=mtime, levels=sorted({f.level for f in sections.follow_ups}), variants=variants,
                      scenario=scenario or {}, space=space, interview_only=interview_only,
                      question=question.source if question else "", id_line=source.line_of("id"),

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .load.front_matter import ID_PATTERN
 from .load.sections import SECTIONS
+from .topics import TOPIC_IDS
 
 # The keys --from copies, in the order the stub writes them.
 COPIED_KEYS = ("scenario", "space", "variants")
@@ -30,6 +31,9 @@ draft: true
 # Who the card is for, and what it is about.
 roles: [Inference Engineering]
 tags: []
+# The card's topic, one of: {topics} (AUTHORING.md, Topics).
+# A draft may leave it blank; a published card must name one.
+topic: {topic}
 # Where practice brings the card among new ones: beginner, intermediate or advanced (then order: 1, 2 …).
 level: beginner
 """
@@ -98,11 +102,14 @@ def valid_id(card_id: str) -> bool:
     return bool(ID_PATTERN.match(card_id))
 
 
-def stub_text(card_id: str, title: str, shown_path: str, copied: dict[str, str] | None = None) -> str:
+def stub_text(card_id: str, title: str, shown_path: str, copied: dict[str, str] | None = None,
+              topic: str | None = None) -> str:
     """The new card's text. ``copied`` holds the front-matter blocks taken from another card (by
-    key); without it the stub has a scenario, space and variants of its own."""
+    key); without it the stub has a scenario, space and variants of its own. ``topic``: a
+    topics.TOPICS id, or None for a blank ``topic:`` line."""
     blocks = OWN_SCENARIO if copied is None else copied
-    front = HEADER.format(path=shown_path, id=card_id, title=json.dumps(title, ensure_ascii=False))
+    front = HEADER.format(path=shown_path, id=card_id, title=json.dumps(title, ensure_ascii=False),
+                          topics=", ".join(TOPIC_IDS), topic=topic or "")
     front += "".join(blocks[key] for key in COPIED_KEYS if key in blocks) + FOOTER
     sections = []
     for section in SECTIONS:
@@ -110,6 +117,12 @@ def stub_text(card_id: str, title: str, shown_path: str, copied: dict[str, str] 
         comment = textwrap.fill(comment, width=100, initial_indent="<!-- ", subsequent_indent="     ")
         sections.append(f"## {section.heading}\n\n{comment} -->\n{stub}\n")
     return front + "\n" + "\n".join(sections)
+
+
+def topic_of_file(path: Path) -> str | None:
+    """The ``topic:`` a card file's front matter writes, as text (None without one)."""
+    found = re.search(r"^topic:[ \t]*['\"]?([a-z0-9-]+)['\"]?[ \t]*$", path.read_text(encoding="utf-8"), re.M)
+    return found[1] if found else None
 
 
 def front_matter_blocks(path: Path, keys=COPIED_KEYS) -> dict[str, str]:

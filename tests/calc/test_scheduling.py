@@ -145,6 +145,7 @@ id: sliding
 title: A sliding card
 roles: [Inference Engineering]
 tags: [kv-cache]
+topic: kv-cache
 scenario:
   model: google/gemma-2-9b-it
   max_model_len: 8192

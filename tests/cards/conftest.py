@@ -10,6 +10,7 @@ id: tiny
 title: A tiny card
 roles: [Inference Engineering]
 tags: [kv-cache]
+topic: kv-cache
 scenario:
   model: Qwen/Qwen3-8B
   max_model_len: 8192

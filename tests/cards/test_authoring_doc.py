@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from quizapp.calc import FIELD_NAMES, VALUES
-from quizapp.cards.template.environment import CARD_FILTERS, CARD_FUNCTIONS
+from quizapp.cards.template.environment import CARD_FILTERS, CARD_FUNCTIONS, PROSE_NAMES
 from quizapp.cards.load.front_matter import ANSWER, ANSWER_KEYS, FRONT_MATTER, FRONT_MATTER_KEYS, SPACE, SPACE_KEYS
 from quizapp.cards.load.sections import SECTIONS
 
@@ -80,6 +80,10 @@ def test_values():
     assert table_names("Values") == set(VALUES)
 
 
+def test_names_for_prose():
+    assert table_names("Names for prose") == set(PROSE_NAMES)
+
+
 def test_inputs():
     assert table_names("Inputs") == set(FIELD_NAMES) - {"config"}
 
@@ -90,3 +94,12 @@ def test_filters():
 
 def test_functions():
     assert table_names("Functions") == set(CARD_FUNCTIONS)
+
+
+def test_topics():
+    from quizapp.cards.topics import TOPICS
+
+    rows = table_rows("Topics")
+    assert list(rows) == [topic.id for topic in TOPICS]
+    for topic in TOPICS:
+        assert rows[topic.id][:2] == [topic.title, topic.blurb], topic.id

@@ -16,7 +16,7 @@ def test_broken_card_is_listed_and_others_still_serve(write_card):
     assert list(bank.cards) == ["tiny"]
     [diagnostic] = bank.diagnostics
     assert diagnostic.path.endswith("broken.md")
-    assert diagnostic.line == 23  # the line of {{ users_fitt }}
+    assert diagnostic.line == 24  # the line of {{ users_fitt }}
     assert "users_fitt" in diagnostic.message
 
 

@@ -67,8 +67,8 @@ def test_a_broken_card_found_when_opened_is_never_served_and_leaves_the_listing(
     assert public.get("card-02") is None
     assert "card-02" not in public.cards and "card-02" not in bank.cards
     [diagnostic] = bank.broken()["card-02"]
-    assert diagnostic.path.endswith("card-02.md") and diagnostic.line == 23 and "users_fitt" in diagnostic.message
-    assert str(diagnostic).startswith(f"{diagnostic.path}:23: error: unknown value 'users_fitt'")
+    assert diagnostic.path.endswith("card-02.md") and diagnostic.line == 24 and "users_fitt" in diagnostic.message
+    assert str(diagnostic).startswith(f"{diagnostic.path}:24: error: unknown value 'users_fitt'")
 
 
 def test_the_background_validation_takes_broken_cards_out_of_the_listing(write_card, monkeypatch):
@@ -81,7 +81,7 @@ def test_the_background_validation_takes_broken_cards_out_of_the_listing(write_c
     assert sorted(bank.cards) == ["card-00", "card-02", "card-03", "card-05"]
     assert sorted(bank.broken()) == ["card-01", "card-04"]
     # card-04 is a copy of card-01's text: reported at its own path, without a load of its own.
-    assert [(Path(d.path).name, d.line) for d in bank.broken()["card-04"]] == [("card-04.md", 23)]
+    assert [(Path(d.path).name, d.line) for d in bank.broken()["card-04"]] == [("card-04.md", 24)]
 
 
 def test_the_folder_is_looked_at_at_most_once_per_refresh_interval(write_card, monkeypatch):

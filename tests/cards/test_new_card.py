@@ -36,7 +36,7 @@ def test_the_stub_loads_as_a_draft_with_every_section_and_its_comment(tmp_path):
 
 def test_a_stub_published_with_its_todos_left_is_an_error_at_each_todo_line(tmp_path):
     path = tmp_path / "pin-vs-fraction.md"
-    text = stub_text("pin-vs-fraction", "Pin vs fraction", str(path)).replace("draft: true\n", "")
+    text = stub_text("pin-vs-fraction", "Pin vs fraction", str(path), topic="kv-cache").replace("draft: true\n", "")
     path.write_text(text, encoding="utf-8")
     with pytest.raises(CardError) as raised:
         load_card(path, str(path))
@@ -69,3 +69,21 @@ def test_a_card_file_is_found_by_its_id(tmp_path):
     (tmp_path / "other-name.md").write_text("---\nid: the-card\n---\n", encoding="utf-8")
     assert find_card_file(tmp_path, "the-card") == tmp_path / "other-name.md"
     assert find_card_file(tmp_path, "missing") is None
+
+
+def test_a_stub_without_a_topic_leaves_it_blank_and_publishing_it_then_names_the_line(tmp_path):
+    path = tmp_path / "t.md"
+    text = stub_text("t", "T", str(path))
+    assert "\ntopic: \n" in text and "kv-cache, prefill-decode" in text
+    path.write_text(text.replace("draft: true\n", ""), encoding="utf-8")
+    with pytest.raises(CardError) as raised:
+        load_card(path, str(path))
+    [missing] = [d for d in raised.value.diagnostics if "topic" in d.message]
+    assert missing.message == "front matter has no 'topic'"
+    assert missing.line == path.read_text(encoding="utf-8").splitlines().index("topic: ") + 1
+
+
+def test_a_stub_with_a_topic_writes_it(tmp_path):
+    path = tmp_path / "t.md"
+    path.write_text(stub_text("t", "T", str(path), topic="roofline"), encoding="utf-8")
+    assert load_card(path, str(path)).topic == "roofline"

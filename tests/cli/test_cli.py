@@ -122,6 +122,7 @@ variants:
   - name: On a Spark
     gpu: GB10
 bogus: 1
+topic: kv-cache
 ---
 
 ## Question
@@ -261,10 +262,22 @@ def test_new_writes_a_card_that_passes_check(capsys, tmp_path):
     draft_line = path.read_text(encoding="utf-8").splitlines().index("draft: true") + 1
     assert out == f"{path}:{draft_line}: warning: draft: the card is kept out of the bank, practice, print and the Anki " \
                   "export (hint: replace each TODO, then remove draft: true to publish it)\n"
-    # Published with its TODOs left, it is an error (the question's TODO is the first).
+    # Published with its topic blank and its TODOs left, it is an error at each (the blank topic first).
     path.write_text(path.read_text(encoding="utf-8").replace("draft: true\n", ""), encoding="utf-8")
     code, out, err = run(capsys, "check", str(folder))
-    assert code == 1 and "leftover TODO text in a card that is not a draft" in out.splitlines()[0]
+    first, second = out.splitlines()[:2]
+    assert code == 1 and "error: front matter has no 'topic' (hint: topics are kv-cache, prefill-decode" in first
+    assert "leftover TODO text in a card that is not a draft" in second
+
+
+def test_new_writes_the_topic_it_is_given_or_the_one_of_from(capsys, tmp_path):
+    folder = tmp_path / "questions"
+    code, _, _ = run(capsys, "new", "A roofline", "--topic", "roofline", "--questions", str(folder))
+    assert code == 0 and "\ntopic: roofline\n" in (folder / "a-roofline.md").read_text(encoding="utf-8")
+    code, _, _ = run(capsys, "new", "Another", "--from", "a-roofline", "--questions", str(folder))
+    assert code == 0 and "\ntopic: roofline\n" in (folder / "another.md").read_text(encoding="utf-8")
+    code, out, err = run(capsys, "new", "Third", "--topic", "rooflin", "--questions", str(folder))
+    assert code == 2 and out == "" and err.strip() == "quizapp: error: unknown topic 'rooflin'; did you mean 'roofline'?"
 
 
 def test_new_from_another_card_passes_check(capsys, tmp_path):

@@ -33,6 +33,7 @@ FRONT_MATTER = (
     Key("title", required=True),
     Key("roles", required=True),
     Key("tags", default=[]),
+    Key("topic", default=None),  # a topics.TOPICS id; required once the card is not a draft (load.filing)
     Key("scenario", required=True),
     Key("variants", default=[]),
     Key("answer", default=None),  # a typed answer is shown back, not checked

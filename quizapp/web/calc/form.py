@@ -28,9 +28,12 @@ GROUPS = (
         ("A fraction of the GPU", ("gpu", "gpu_memory_utilization", "total_memory_bytes", "free_memory_bytes",
                                    "weights_bytes", "non_kv_cache_memory_bytes")),
     )),
-    ("request", "The request shape", ((None, ("max_model_len", "prompt_tokens", "output_tokens", "batch_size")),)),
+    ("request", "The request shape", ((None, ("max_model_len", "prompt_tokens", "output_tokens", "batch_size")),
+                                      ("Cost", ("gpu_hour_price",)))),
     ("scheduler", "Scheduler settings", ((None, ("max_num_batched_tokens", "max_num_seqs", "async_scheduling",
-                                                 "enable_prefix_caching", "disable_hybrid_kv_cache_manager")),)),
+                                                 "enable_prefix_caching", "disable_hybrid_kv_cache_manager")),
+                                         ("Prefix caching and speculative decoding",
+                                          ("cached_prefix_tokens", "num_speculative_tokens", "acceptance_rate")))),
     ("version", "vLLM version", ((None, ("vllm_version",)),)),
 )
 PAGE_FIELDS = tuple(name for _, _, subgroups in GROUPS for _, names in subgroups for name in names)

@@ -19,6 +19,7 @@ from ...calc import BY_NAME, CalcError, calculate, parse_field
 from .form import PAGE_FIELDS, calc_url, canonical_query, card_snippet, controls, field_of, read_inputs, tidier_url
 from .output import refusals_by_field, refusals_html, result_view
 from ...lru import LRU
+from .. import limits
 from ..security import limit_body
 
 bp = Blueprint("calc", __name__, url_prefix="/calc")
@@ -100,11 +101,14 @@ def parse_config_text(text: str) -> dict:
         raise CalcError(f"the config.json has {len(text):,} characters; a config.json is at most {CONFIG_BYTES:,}",
                         "config")
     try:
-        config = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as error:
-        where = f" (line {error.lineno}, column {error.colno})" if isinstance(error, json.JSONDecodeError) else ""
-        raise CalcError(f"the config.json is not valid JSON: {getattr(error, 'msg', 'nested too deeply')}{where}",
+        config = limits.loads_checked(text, "config")
+    except json.JSONDecodeError as error:
+        raise CalcError(f"the config.json is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})",
                         "config") from None
+    except limits.RefusedValue as refused:  # a lone surrogate, an integer of thousands of digits
+        raise CalcError(refused.message, refused.field) from None
+    except limits.JSONTooDeep as error:
+        raise CalcError(f"the config.json is not a config.json: {error}", "config") from None
     if not isinstance(config, dict):
         raise CalcError(f"a config.json is a JSON object, not a {type(config).__name__}", "config")
     return config
@@ -142,6 +146,7 @@ def build(raw: dict[str, str], config_text: str | None) -> dict:
         "general_error": general,
         "refusals": refusals,
         "view": result_view(result) if result else None,
+        "fit_url": _fit_url(raw, result) if result and not config_mode else None,
         "snippet": card_snippet(result.inputs) if result and not config_mode else None,
         "url": None if config_mode else calc_url(raw),
         "compare_url": None if config_mode else compare_url(raw),
@@ -149,6 +154,13 @@ def build(raw: dict[str, str], config_text: str | None) -> dict:
         "model_sources": MODEL_SOURCES,
         "status": 400 if (errors or general) else 200,
     }
+
+
+def _fit_url(raw: dict[str, str], result) -> str | None:
+    """This scenario at the tensor parallel size that makes it fit, when there is one."""
+    fit = result.fit
+    size = fit.min_tensor_parallel_size if fit is not None else None
+    return calc_url({**raw, "tensor_parallel_size": str(size)}) if size else None
 
 
 def _field_errors(raw: dict[str, str]) -> dict[str, CalcError]:
@@ -187,5 +199,7 @@ def _announcement(context: dict) -> str:
     if context["general_error"] or context["errors"]:
         return "Not calculated: " + (context["general_error"] or next(iter(context["errors"].values())))
     view = context["view"]
+    if view["fit"] and not view["fit"]["fits"]:
+        return f"Recalculated. {view['fit']['verdict']}"
     figures = ", ".join(f"{f['label']} {f['text']}" for f in view["figures"])
     return f"Recalculated. {figures}." + (" vLLM would refuse to start." if view["refused"] else "")

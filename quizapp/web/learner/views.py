@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from datetime import datetime, timezone
 
@@ -11,7 +10,8 @@ from flask import Blueprint, Response, abort, current_app, flash, redirect, rend
 from ...progress import learners, scheduling, transfer
 from ...progress.events import history
 from ...progress.summary import summary
-from .. import charts, limits
+from .. import charts
+from ..limits import release_memory
 from ..practice import session as practice_session
 from ..storage import get_bank, get_db, learner_id
 
@@ -186,25 +186,23 @@ def import_progress():
         flash(f"That file is larger than {limit // 2**20} MB; it is not a progress export.")
         return redirect(url_for("learner.me"), code=303)
     try:
-        data = limits.loads(raw.decode("utf-8"))
-    except limits.JSONTooDeep:
-        flash("Nothing imported: this file is not a quizapp export (its JSON is nested far deeper than an "
-              "export's). Choose the file that “Export my progress” saved.")
-        return redirect(url_for("learner.me"), code=303)
-    except (UnicodeDecodeError, json.JSONDecodeError):  # not UTF-8, or not JSON
-        flash("Nothing imported: this file is not a quizapp export. Choose the file that "
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:  # not UTF-8
+        flash("Nothing imported: this file is not a quizapp export (it is not UTF-8 text). Choose the file that "
               "“Export my progress” saved.")
         return redirect(url_for("learner.me"), code=303)
+    del raw
     try:
-        counts = transfer.import_progress(get_db(), learner_id(), data, known_cards=get_bank().cards.keys())
+        counts = transfer.import_progress(get_db(), learner_id(), text, known_cards=get_bank().cards.keys())
     except transfer.ImportRefused as error:
         flash(_plain_refusal(error))
-    except transfer.ImportInterrupted as stop:
-        flash(f"Imported {stop.done:,} of {stop.total:,} rows, then stopped: {stop.reason}.")
     else:
-        rows = len(data["events"]) + len(data["review_log"])
-        flash(f"Imported {counts['events']} new events and {counts['reviews']} new reviews: {rows:,} of {rows:,} "
-              "rows read; what was already here was skipped." + _skipped(counts["skipped"]))
+        rows = counts["read"]
+        flash(f"Imported {counts['events']:,} new events and {counts['reviews']:,} new reviews: {rows:,} of "
+              f"{rows:,} rows read; what was already here was skipped." + _skipped(counts["skipped"]))
+    finally:
+        del text
+        release_memory()
     return redirect(url_for("learner.me"), code=303)
 
 
@@ -214,6 +212,10 @@ def _skipped(rows: int) -> str:
 
 def _plain_refusal(error: Exception) -> str:
     """An import refusal in words for the reader (ImportRefused's messages are written for readers)."""
+    choose = "Choose the file that “Export my progress” saved."
     if "not a quizapp progress export" in str(error):
-        return "Nothing imported: this file is not a quizapp export. Choose the file that “Export my progress” saved."
+        return f"Nothing imported: this file is not a quizapp export. {choose}"
+    if str(error).startswith(("the file is ", "the file's first line is ")):  # not JSON, or nested far too deep
+        why = str(error).removeprefix("the file's first line ").removeprefix("the file ")
+        return f"Nothing imported: this file is not a quizapp export (it {why}). {choose}"
     return f"Nothing imported: {error}."

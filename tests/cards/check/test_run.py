@@ -38,7 +38,7 @@ def test_a_pool_of_processes_reports_exactly_what_one_process_does(write_card, m
     assert sorted(diagnostics, key=lambda d: (d.path, d.line)) == expected_diagnostics
     # Each broken copy at its own path and line; the duplicate at its id line.
     errors = [(d.path.rsplit("/", 1)[1], d.line) for d in expected_diagnostics if d.severity == "error"]
-    assert errors == [("card-2.md", 23), ("card-6.md", 23), ("card-8.md", 2)]
+    assert errors == [("card-2.md", 24), ("card-6.md", 24), ("card-8.md", 2)]  # the {{ users_fitt }} line
     assert [(d.path.rsplit("/", 1)[1], d.severity) for d in expected_diagnostics if d.severity != "error"] == \
            [("card-9.md", "warning")]
 

@@ -113,3 +113,25 @@ def test_an_answer_step_the_scenario_does_not_derive_is_an_error_at_its_line(wri
     [diagnostic] = [d for d in raised.value.diagnostics if "answer step" in d.message]
     assert diagnostic.line == line_of(text, "- state_bytes_per_request")
     assert "answer step state_bytes_per_request is not a number the calculator derives here" in diagnostic.message
+
+
+def test_an_unknown_topic_is_an_error_at_its_line_with_the_closest_id(write_card):
+    text = GOOD_CARD.replace("topic: kv-cache", "topic: kv-cach")
+    diagnostic, _ = error_of(write_card, text)
+    assert (diagnostic.line, diagnostic.message) == (line_of(text, "topic: kv-cach"), "unknown topic 'kv-cach'")
+    assert diagnostic.hint == "did you mean 'kv-cache'?"
+
+
+def test_a_published_card_without_a_topic_is_an_error_and_a_draft_may_leave_it_out(write_card):
+    text = GOOD_CARD.replace("topic: kv-cache\n", "")
+    diagnostic, _ = error_of(write_card, text)
+    assert diagnostic.message == "front matter has no 'topic'" and "roofline" in diagnostic.hint
+    card = load(write_card(text.replace("tags: [kv-cache]\n", "tags: [kv-cache]\ndraft: true\n")))
+    assert card.draft and card.topic is None
+
+
+def test_the_topic_is_held_by_the_card_and_its_index_entry(write_card):
+    from quizapp.cards.index import read_entry
+
+    path = write_card(GOOD_CARD.replace("topic: kv-cache", "topic: roofline"))
+    assert load(path).topic == "roofline" and read_entry(path, str(path)).topic == "roofline"
