@@ -55,12 +55,13 @@ def get_bank() -> Bank:
 
 
 def get_card(card_id: str) -> Card:
-    """The card with this id, or a 404 that names it. With author tools on, the 404 of a card
-    whose file does not load is a BrokenCard that says what is wrong with it."""
+    """The card with this id, or a 404 that names it. To a reader the author tools are open to,
+    the 404 of a card whose file does not load is a BrokenCard that says what is wrong with it."""
     bank = get_bank()
     card = bank.get(card_id)
     if card is None:
-        broken = bank.broken().get(card_id) if current_app.config["AUTHOR_TOOLS"] else None
+        # Its diagnostics quote the card, an interview-only one too: for authors only (issue 21).
+        broken = bank.broken().get(card_id) if author_access() else None
         if broken:
             raise BrokenCard(card_id, broken)
         abort(404, description=f"There is no card {card_id!r} in the question bank.")
