@@ -12,7 +12,7 @@ from werkzeug.exceptions import NotFound
 
 from ..cards import Bank, Card, Diagnostic
 from ..progress import learners
-from ..progress.db.connection import connect
+from ..progress.db.connection import close, connect, rollback
 from .access import author_access
 
 
@@ -33,7 +33,7 @@ def _thread_connection(path: str):
         old = getattr(_thread, "db", None)
         _thread.db = _thread.path = None
         if old is not None:
-            old.conn.close()
+            close(old)
         _thread.db, _thread.path = connect(path, migrate=False), path
     return _thread.db
 
@@ -84,8 +84,8 @@ def close_db(_error=None):
     request, outside any transaction (an error mid-write has rolled back already; this is the
     belt to that brace)."""
     db = g.pop("db", None)
-    if db is not None and db.conn.in_transaction:
-        db.conn.rollback()
+    if db is not None:
+        rollback(db)
 
 
 def learner_id() -> str:
@@ -132,4 +132,4 @@ def init_app(app: Flask) -> None:
     app.before_request(ensure_learner)
     app.jinja_env.globals["new_event_id"] = new_event_id
     # Apply migrations once at start (gunicorn forks workers from the app made here).
-    connect(app.config["DATABASE"]).conn.close()
+    close(connect(app.config["DATABASE"]))
