@@ -124,3 +124,10 @@ def test_the_one_line_log_is_dated_between_the_releases_read():
 def test_the_sliding_window_card_says_it_takes_vllm_serves_batch_budget():
     text = rendered("kv-sliding-window-concurrency")
     assert "`vllm serve` gives this GPU" in text or "vllm serve gives this GPU" in text
+
+
+@pytest.mark.parametrize("card_id", ["reading-the-kv-startup-lines", "kv-sliding-window-concurrency"])
+def test_the_token_count_from_concurrency_is_dated_between_the_releases_read(card_id):
+    # docs/research/vllm-kv.md §9: 0.20 logs (blocks // groups) × block size, 0.22 int(concurrency × L).
+    text = rendered(card_id)
+    assert "0.21 or 0.22" in text
