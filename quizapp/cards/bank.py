@@ -151,11 +151,11 @@ class Bank:
         cards in this order."""
         return sorted(self.cards.values(), key=learning_order)
 
-    def matching(self, role: str = "", tag: str = "", query: str = "") -> list[CardEntry]:
-        """Cards for a role and a tag (either may be empty) whose text holds every word of the query."""
+    def matching(self, role: str = "", tag: str = "", query: str = "", topic: str = "") -> list[CardEntry]:
+        """Cards for a role, a tag and a topic (each may be empty) whose text holds every word of the query."""
         words = list(dict.fromkeys(query.lower().split()))[:MAX_SEARCH_WORDS]
         return [c for c in self.sorted_cards()
-                if (not role or role in c.roles) and (not tag or tag in c.tags)
+                if (not role or role in c.roles) and (not tag or tag in c.tags) and (not topic or c.topic == topic)
                 and all(word in c.search_text() for word in words)]
 
     def roles(self) -> list[str]:
