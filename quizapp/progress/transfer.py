@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from datetime import datetime, timezone
 
 from sqlite_utils import Database
@@ -56,12 +56,14 @@ class ImportInterrupted(Exception):
         self.done, self.total, self.reason = done, total, reason
 
 
-def import_progress(db: Database, learner_id: str, data, known_cards: Collection[str] | None = None) -> dict:
+def import_progress(db: Database, learner_id: str, data, known_cards: Collection[str] | None = None,
+                    renamed: Mapping[str, str] | None = None) -> dict:
     """Merge an export into this learner: events and reviews already here are skipped.
 
     Every row is checked before anything is written: a bad file imports nothing. With
     ``known_cards`` (the bank's ids), rows of other cards are left out and counted as
-    ``"skipped"``. The rows are written in batches of ``BATCH_ROWS``, each in its own short
+    ``"skipped"``. With ``renamed`` (the bank's old ids, each to the card that replaces it), the
+    rows of an old id land on its successor. The rows are written in batches of ``BATCH_ROWS``, each in its own short
     transaction, and then each card's schedule is rebuilt once from its merged review log, so
     two machines' reviews of a card end in the state their reviews, in time order, lead to.
 
@@ -69,6 +71,9 @@ def import_progress(db: Database, learner_id: str, data, known_cards: Collection
     skipped). Raises ImportRefused, or ImportInterrupted when the profile fills up part way.
     """
     event_rows, review_rows, name = _checked_export(data)
+    if renamed:
+        event_rows = [{**row, "card_id": renamed.get(row["card_id"], row["card_id"])} for row in event_rows]
+        review_rows = [{**row, "card_id": renamed.get(row["card_id"], row["card_id"])} for row in review_rows]
     counts = {"events": 0, "reviews": 0}
     if known_cards is not None:
         kept_events = [row for row in event_rows if row["card_id"] in known_cards]

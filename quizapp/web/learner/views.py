@@ -202,7 +202,9 @@ def import_progress():
               "“Export my progress” saved.")
         return redirect(url_for("learner.me"), code=303)
     try:
-        counts = transfer.import_progress(get_db(), learner_id(), data, known_cards=get_bank().cards.keys())
+        bank = get_bank()
+        counts = transfer.import_progress(get_db(), learner_id(), data, known_cards=bank.cards.keys(),
+                                          renamed=bank.aliases)
     except transfer.ImportRefused as error:
         flash(_plain_refusal(error))
     except transfer.ImportInterrupted as stop:
