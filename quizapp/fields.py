@@ -44,3 +44,46 @@ def optional_whole_number(value, field: str, low: int, high: int, **how) -> int 
 
 def _shown(value) -> str:
     return repr(value[:20]) if isinstance(value, str) else repr(value)[:20]
+
+
+def encodable(text: str) -> bool:
+    """Whether UTF-8 can encode ``text``: a JSON escape such as ``"\\ud800"`` (a lone surrogate)
+    makes a Python string that no UTF-8 file, SQLite text or page can hold."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def unencodable_path(value, where: str = "") -> str | None:
+    """The path ("candidate", "config.layer_types[3]") of the first string, key or value, in
+    parsed JSON that UTF-8 cannot encode (a key names the object holding it); None when every
+    string can be encoded. Walks without recursion, so any depth is safe."""
+    stack = [(value, where)]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            if not encodable(item):
+                return path or "the body"
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if isinstance(key, str) and not encodable(key):
+                    return path or "the body"
+                stack.append((child, f"{path}.{key}" if path else str(key)))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((child, f"{path}[{i}]") for i, child in enumerate(item))
+    return None
+
+
+def depth(value, limit: int) -> int:
+    """How deep containers nest in ``value`` (a scalar is 0, ``{}`` and ``[1]`` are 1), counted up
+    to ``limit + 1`` at most, level by level without recursion."""
+    level, found = [value], 0
+    while found <= limit:
+        level = [item for item in level if isinstance(item, (dict, list))]
+        if not level:
+            break
+        found += 1
+        level = [child for item in level for child in (item.values() if isinstance(item, dict) else item)]
+    return found

@@ -25,9 +25,11 @@ from .model.parse import parse_config
 from .sizing.pipeline import check_pipeline, pipeline_pool
 from .sizing.pool import size_pool, users
 from .sizing.prefix_caching import mamba_cache
+from .sizing.shared_prefix import shared_prefix
 from .sizing.refusals import model_length_check, start_checks
 from .result import Result
 from .time.bounds import time_bounds
+from .time.speculative import speculative_values
 from .versions import check_served, rules_for
 from .model.weights import count_parameters
 
@@ -61,8 +63,10 @@ def calculate(data: dict[str, Any] | Inputs) -> Result:
     weights_ratio(result, budget, weights)
     pool = size_pool(result, max_model_len, in_flight_tokens, budget, weights)
     users(result, max_model_len, in_flight_tokens, pool)
+    shared_prefix(result, pool)
     start_checks(result, max_model_len, in_flight_tokens, pool.memory if pool else None)
     time_bounds(result, layout)
+    speculative_values(result)  # without the time bounds, the tokens a step yields
     return result
 
 

@@ -100,6 +100,12 @@ FIELDS = (
     Field("enable_prefix_caching", "bool", "prefix caching; for a model with mamba layers it keeps 2 state "
           "blocks per request from vLLM 0.28 (default: on, as vLLM has it)",
           vllm_flag="--enable-prefix-caching/--no-enable-prefix-caching"),
+    # Issue 20's prefix-caching and speculative-decoding cards (sizing/shared_prefix.py, time/speculative.py).
+    Field("cached_prefix_tokens", "int", "tokens at the start of a prompt that an earlier request already "
+          "computed (a system prompt, a document): prefix caching reuses their full blocks", maximum=MAX_TOKENS),
+    Field("num_speculative_tokens", "int", "tokens the drafter proposes per step (--speculative-config "
+          "num_speculative_tokens)", maximum=MAX_DRAFT_LAYERS),
+    Field("acceptance_rate", "float", "the chance that the target accepts each proposed token, in [0, 1]"),
 )
 FIELD_NAMES = tuple(f.name for f in FIELDS)
 BY_NAME = {f.name: f for f in FIELDS}
@@ -136,6 +142,9 @@ class Inputs:
     disable_hybrid_kv_cache_manager: bool = False
     async_scheduling: bool | None = None  # None: as the chosen vLLM release has it
     enable_prefix_caching: bool | None = None  # None: as the chosen vLLM release has it
+    cached_prefix_tokens: int | None = None
+    num_speculative_tokens: int | None = None
+    acceptance_rate: float | None = None
 
     def given(self) -> dict[str, Any]:
         """The inputs that differ from their defaults, for a stable key and for display."""
@@ -260,6 +269,8 @@ def parse_field(field: Field, value: Any) -> Any:
         number = parse_float(value, name)
         if name == "gpu_memory_utilization" and not 0 < number <= 1:
             raise CalcError(f"gpu_memory_utilization must be in (0, 1], got {number}", name)
+        if name == "acceptance_rate" and not 0 <= number <= 1:
+            raise CalcError(f"acceptance_rate must be in [0, 1], got {number}", name)
         return number
     if field.kind == "choice":
         if name == "block_size":

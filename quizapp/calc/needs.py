@@ -44,6 +44,9 @@ LINEAR = Need("a linear-attention hybrid model (Qwen3-Next)", kinds=("linear",))
 SPEC_SHEET = Need("gpu (a catalog GPU, for its spec sheet)", ("gpu",))
 STAGES = Need("pipeline_parallel_size", ("pipeline_parallel_size",))
 TIME = (MODEL, SPEC_SHEET)
+PREFIX = Need("cached_prefix_tokens", ("cached_prefix_tokens",))
+DRAFTS = Need("num_speculative_tokens", ("num_speculative_tokens",))
+ACCEPTANCE = Need("acceptance_rate", ("acceptance_rate",))
 
 NEEDS: dict[str, tuple[Need, ...]] = {
     "num_layers": (MODEL,),
@@ -94,7 +97,13 @@ NEEDS: dict[str, tuple[Need, ...]] = {
         "decode_weight_bytes", "decode_kv_bytes", "decode_memory_seconds", "decode_compute_seconds",
         "decode_step_seconds", "decode_tokens_per_second", "decode_throughput", "decode_throughput_ceiling",
         "critical_batch", "prefill_flops", "prefill_seconds", "ttft_seconds", "e2e_seconds",
-        "tp_all_reduce_bytes_per_token", "tp_all_reduce_seconds")},
+        "tp_all_reduce_bytes_per_token", "tp_all_reduce_seconds", "request_rate_bound", "prefill_chunk_tokens", "prefill_chunks",
+        "chunked_step_seconds")},
+    "prefix_blocks": (PREFIX,),
+    "prefix_hit_tokens": (PREFIX,),
+    **{name: (PREFIX, USERS, POOL) for name in ("users_fit_shared_prefix", "prefix_cache_room_blocks", "prefixes_kept")},
+    "spec_tokens_per_step": (DRAFTS, ACCEPTANCE),
+    **{name: (*TIME, DRAFTS, ACCEPTANCE) for name in ("spec_step_seconds", "spec_throughput", "spec_speedup_bound")},
 }
 
 

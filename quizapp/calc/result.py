@@ -153,6 +153,19 @@ VALUES = {
     "e2e_seconds": "the least time for a whole request: ttft + (output − 1) decode steps",
     "tp_all_reduce_bytes_per_token": "bytes each GPU sends per token in tensor-parallel all-reduces",
     "tp_all_reduce_seconds": "the all-reduces' time per decode step over the GPUs' link (not in decode_step_seconds)",
+    "request_rate_bound": "the most requests/s a batch kept full completes (Little's law: batch ÷ least time per request)",
+    "prefill_chunk_tokens": "prompt tokens one step prefills beside the running decodes (max_num_batched_tokens − decodes)",
+    "prefill_chunks": "steps a prompt's chunked prefill takes beside decode_batch decoding sequences",
+    "chunked_step_seconds": "the least time of one step that decodes the batch and prefills one chunk",
+    "prefix_blocks": "full blocks of cached_prefix_tokens a later request hits (the last prompt token is recomputed)",
+    "prefix_hit_tokens": "prompt tokens a prefix-cache hit skips in prefill (prefix_blocks × block_size)",
+    "users_fit_shared_prefix": "users that fit when all start with the cached prefix, its blocks held once",
+    "prefix_cache_room_blocks": "blocks no running request (batch_size of them) holds: where cached blocks wait, LRU",
+    "prefixes_kept": "distinct cached prefixes of cached_prefix_tokens the free blocks can keep at most",
+    "spec_tokens_per_step": "tokens one target step yields with speculative decoding: (1 − α^(k+1)) ÷ (1 − α)",
+    "spec_step_seconds": "the least time of one verification step: k + 1 tokens per sequence, the drafter not counted",
+    "spec_throughput": "the most tokens/s the batch can decode with speculative decoding (the drafter not counted)",
+    "spec_speedup_bound": "spec_throughput ÷ decode_throughput: the two ceilings' ratio at the same batch",
 }
 
 # Keys the JSON result always carries (null when the scenario does not determine them).

@@ -1,7 +1,7 @@
 """A learner's progress as a file: export it, and import (merge) it on another machine.
 
-An import writes through the modules that own each table: ``events.insert_rows``,
-``scheduling.log_reviews`` and ``learners``. A profile holds at most what one export
+An import checks the whole file, then writes it in one transaction (all or nothing) through the
+modules that own each table: ``events.insert_rows``, ``scheduling.log_reviews`` and ``learners``. A profile holds at most what one export
 carries (``quota``), so every export imports again.
 """
 
@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Collection, Mapping
 from datetime import datetime, timezone
 
 from sqlite_utils import Database
 
+from ..fields import depth, encodable, unencodable_path
 from . import events, quota, scheduling
 from .clock import iso, parse_iso
 from .db.connection import write
@@ -26,8 +28,11 @@ EXPORT_VERSION = 1
 TABLES = ("events", "review_log")
 # An import holds no more rows than a profile may: an export always fits.
 MAX_IMPORT_ROWS = quota.MAX_PROFILE_ROWS
-# Rows written per transaction: other learners' writes wait for one batch, never a whole import.
+# Rows parsed and written at once: memory holds one batch of the file's rows, never all of them.
 BATCH_ROWS = 1000
+# An event's detail and scenario, as the API stores them (events.py), nest a level or two.
+MAX_OBJECT_DEPTH = 8
+MAX_OBJECT_CHARS = max(events.MAX_DETAIL_CHARS, events.MAX_SCENARIO_CHARS)
 
 
 def export(db: Database, learner_id: str) -> dict:
@@ -44,73 +49,144 @@ def export(db: Database, learner_id: str) -> dict:
 
 
 class ImportRefused(ValueError):
-    """The file is not an export this app can merge; the message says what is wrong with it."""
-
-
-class ImportInterrupted(Exception):
-    """A batch could not be written (the profile is full, or the database stayed busy). The
-    ``done`` rows before it are stored; importing the file again skips them and carries on."""
-
-    def __init__(self, done: int, total: int, reason: str):
-        super().__init__(reason)
-        self.done, self.total, self.reason = done, total, reason
+    """Nothing was imported: the file is not an export this app can merge, or it could not be
+    written whole; the message says why."""
 
 
 def import_progress(db: Database, learner_id: str, data, known_cards: Collection[str] | None = None,
                     renamed: Mapping[str, str] | None = None) -> dict:
-    """Merge an export into this learner: events and reviews already here are skipped.
+    """Merge an export into this learner, all or nothing: events and reviews already here are skipped.
 
-    Every row is checked before anything is written: a bad file imports nothing. With
-    ``known_cards`` (the bank's ids), rows of other cards are left out and counted as
-    ``"skipped"``. With ``renamed`` (the bank's old ids, each to the card that replaces it), the
-    rows of an old id land on its successor. The rows are written in batches of ``BATCH_ROWS``, each in its own short
-    transaction, and then each card's schedule is rebuilt once from its merged review log, so
-    two machines' reviews of a card end in the state their reviews, in time order, lead to.
+    ``data`` is the export's text (as ``dumps`` writes it, read one row at a time, so a large
+    file never sits in memory as objects; any other JSON layout is parsed whole) or a parsed
+    export. Every row is checked first (its types, text UTF-8 can hold, its detail's depth, its
+    times), before anything is written: a bad file imports nothing. With ``known_cards`` (the
+    bank's ids), rows of other cards are left out and counted as ``"skipped"``; with ``renamed``
+    (the bank's old ids, each to the card that replaces it), the rows of an old id land on its
+    successor, before that is decided. The rows are then
+    written in one transaction, in batches of ``BATCH_ROWS`` with a pause between them for
+    other requests of this process, and each card's schedule is rebuilt once from its merged
+    review log, so two machines' reviews of a card end in the state their reviews, in time
+    order, lead to. A profile that would be full, or a database that stays busy, rolls the whole
+    import back.
 
-    Returns how many events and reviews were new (and, with ``known_cards``, how many rows were
-    skipped). Raises ImportRefused, or ImportInterrupted when the profile fills up part way.
+    Returns how many events and reviews were new, how many rows the file held (``"read"``) and,
+    with ``known_cards``, how many were skipped. Raises ImportRefused.
     """
-    event_rows, review_rows, name = _checked_export(data)
-    if renamed:
-        event_rows = [{**row, "card_id": renamed.get(row["card_id"], row["card_id"])} for row in event_rows]
-        review_rows = [{**row, "card_id": renamed.get(row["card_id"], row["card_id"])} for row in review_rows]
-    counts = {"events": 0, "reviews": 0}
+    source = _Source(data)
+    renamed = renamed or {}
+    name, read, skipped = _checked_file(source, known_cards, renamed)
+    counts = {"events": 0, "reviews": 0, "read": read}
     if known_cards is not None:
-        kept_events = [row for row in event_rows if row["card_id"] in known_cards]
-        kept_reviews = [row for row in review_rows if row["card_id"] in known_cards]
-        counts["skipped"] = len(event_rows) + len(review_rows) - len(kept_events) - len(kept_reviews)
-        event_rows, review_rows = kept_events, kept_reviews
-    with write(db):
-        ensure_learner(db, learner_id)
-        if name:
-            name_if_unnamed(db, learner_id, name)
-    writers = (("events", event_rows, events.insert_rows), ("reviews", review_rows, scheduling.log_reviews))
-    read, reviewed = 0, set()
+        counts["skipped"] = skipped
+    writers = (("events", "events", _checked_event, events.insert_rows),
+               ("review_log", "reviews", _checked_review, scheduling.log_reviews))
+    reviewed: set[str] = set()
+    now = datetime.now(timezone.utc)
     try:
-        for key, rows, writer in writers:
-            for start in range(0, len(rows), BATCH_ROWS):
-                batch = rows[start:start + BATCH_ROWS]
-                with write(db):
+        with write(db):
+            ensure_learner(db, learner_id)
+            if name:
+                name_if_unnamed(db, learner_id, name)
+            for table, key, check, writer in writers:
+                for batch in _batches(source, table, check, now, known_cards, renamed):
                     counts[key] += writer(db, learner_id, batch)
-                read += len(batch)
-                if key == "reviews":
-                    reviewed.update(row["card_id"] for row in batch)
+                    if key == "reviews":
+                        reviewed.update(row["card_id"] for row in batch)
+                    time.sleep(0)  # other requests of this process run between batches (a gevent worker)
+            # The schedules of the cards whose reviews are in, each once, from its merged log.
+            for card_id in sorted(reviewed):
+                scheduling.rebuild(db, learner_id, card_id)
     except quota.ProfileFull as full:
-        raise ImportInterrupted(read, len(event_rows) + len(review_rows), full.message) from None
+        raise ImportRefused(f"{full.message} (this file would have taken it past that, so none of it was "
+                            "written)") from None
     except sqlite3.OperationalError as error:
         if not is_busy(error):  # only the write lock staying taken past the busy timeout is the file's to retry
             raise
-        raise ImportInterrupted(read, len(event_rows) + len(review_rows),
-                                f"the database stayed busy ({error}); import the file again to finish") from None
-    finally:
-        # The schedules of the cards whose reviews are in, each once, from its merged log.
-        for card_id in sorted(reviewed):
-            with write(db):
-                scheduling.rebuild(db, learner_id, card_id)
+        raise ImportRefused(f"the database stayed busy ({error}), so none of the file was written; "
+                            "import it again") from None
     return counts
 
 
-def _checked_export(data) -> tuple[list[dict], list[dict], str | None]:
+class _Source:
+    """An export's header and its rows, table by table, each time they are asked for.
+
+    The text ``dumps`` writes holds each row on a line of its own: such a file is read one line
+    at a time, so only a batch of rows is ever parsed at once. Any other text is parsed whole
+    (a file of at most MAX_IMPORT_BYTES); a parsed export is used as it is.
+    """
+
+    def __init__(self, data):
+        self.text, self.parsed, self.lines = None, None, None
+        if isinstance(data, (bytes, str)):
+            text = data.decode("utf-8") if isinstance(data, bytes) else data
+            self.lines = _row_lines(text)
+            if self.lines is None:
+                self.parsed = _parse(text, "the file")
+            else:
+                self.text = text
+        else:
+            self.parsed = data
+        self.header = _parse(self.text[:self.lines[0]] + "}", "the file's first line") if self.lines else self.parsed
+
+    def rows(self, table: str):
+        if self.lines is None:
+            yield from self.parsed[table]
+            return
+        first, last = self.lines[1][table]
+        position, index = first, 0
+        while position < last:
+            stop = self.text.find("\n", position, last)
+            stop = last if stop < 0 else stop
+            line = self.text[position:stop].rstrip().removesuffix(",")
+            position = stop + 1
+            if line:
+                yield _parse(line, f"{table}[{index}]")
+                index += 1
+
+    def count(self, table: str) -> int:
+        if self.lines is None:
+            return len(self.parsed[table])
+        first, last = self.lines[1][table]
+        return self.text.count("\n", first, last)
+
+
+def _row_lines(text: str):
+    """Where ``dumps``'s lines are in ``text``: (the end of the header line, {table: (start, end)
+    of its row lines}); None when the text is laid out otherwise."""
+    header_end = text.find(",\n")
+    if header_end < 0 or not text.startswith("{"):
+        return None
+    spans, position = {}, header_end + 2
+    for i, table in enumerate(TABLES):
+        opening = f'"{table}": [\n'
+        if not text.startswith(opening, position):
+            return None
+        start = position + len(opening)
+        closing = "\n]," if i < len(TABLES) - 1 else "\n]"
+        end = text.find(closing + "\n", start - 1)
+        if end < 0:
+            return None
+        spans[table] = (start, end + 1)
+        position = end + len(closing) + 1
+    if text[position:].strip() != "}":
+        return None
+    return header_end, spans
+
+
+def _parse(text: str, where: str):
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ImportRefused(f"{where} is nested far deeper than an export's") from None
+    except ValueError as error:  # not JSON, or an integer of thousands of digits
+        raise ImportRefused(f"{where} is not JSON ({str(error)[:100]})") from None
+
+
+def _checked_file(source: _Source, known_cards, renamed: Mapping[str, str]) -> tuple[str | None, int, int]:
+    """The learner's name, how many rows the file holds and how many are of unknown cards, after
+    checking every row; raises ImportRefused at the first that is wrong."""
+    data = source.header
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise ImportRefused(f"not a quizapp progress export (expected \"format\": \"{EXPORT_FORMAT}\")")
     if data.get("version") != EXPORT_VERSION:
@@ -119,18 +195,38 @@ def _checked_export(data) -> tuple[list[dict], list[dict], str | None]:
     if not isinstance(learner, dict):
         raise ImportRefused("the export has no learner")
     name = learner.get("display_name")
-    name = display_name(name) if isinstance(name, str) else None
-    for table in TABLES:
-        if not isinstance(data.get(table), list):
-            raise ImportRefused(f"the export's {table!r} must be a list")
-    rows = len(data["events"]) + len(data["review_log"])
+    name = display_name(name) if isinstance(name, str) and encodable(name) else None
+    if source.lines is None:
+        for table in TABLES:
+            if not isinstance(data.get(table), list):
+                raise ImportRefused(f"the export's {table!r} must be a list")
+    rows = sum(source.count(table) for table in TABLES)
     if rows > MAX_IMPORT_ROWS:
         raise ImportRefused(f"the file holds {rows:,} events and reviews; a profile holds at most "
                             f"{MAX_IMPORT_ROWS:,}")
     now = datetime.now(timezone.utc)
-    event_rows = [_checked_event(row, f"events[{i}]", now) for i, row in enumerate(data["events"])]
-    review_rows = [_checked_review(row, f"review_log[{i}]", now) for i, row in enumerate(data["review_log"])]
-    return event_rows, review_rows, name
+    read = skipped = 0
+    for table, check in (("events", _checked_event), ("review_log", _checked_review)):
+        for index, row in enumerate(source.rows(table)):
+            checked = check(row, f"{table}[{index}]", now)
+            read += 1
+            skipped += known_cards is not None and renamed.get(checked["card_id"], checked["card_id"]) not in known_cards
+    return name, read, skipped
+
+
+def _batches(source: _Source, table: str, check, now: datetime, known_cards, renamed: Mapping[str, str]):
+    """The table's checked rows of known cards (an old id's under its successor's), BATCH_ROWS at a time."""
+    batch = []
+    for index, row in enumerate(source.rows(table)):
+        checked = check(row, f"{table}[{index}]", now)
+        checked["card_id"] = renamed.get(checked["card_id"], checked["card_id"])
+        if known_cards is None or checked["card_id"] in known_cards:
+            batch.append(checked)
+        if len(batch) >= BATCH_ROWS:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def _text(row: dict, key: str, where: str, required: bool = True, limit: int = 100) -> str | None:
@@ -140,6 +236,9 @@ def _text(row: dict, key: str, where: str, required: bool = True, limit: int = 1
     if not isinstance(value, str) or not value or len(value) > limit:
         raise ImportRefused(f"{where} has no {key}" if value in (None, "") else
                             f"{where}.{key} must be text of at most {limit} characters")
+    if not encodable(value):
+        raise ImportRefused(f"{where}.{key} is not text: it holds a lone surrogate (an escape such as \\ud800 "
+                            "that stands for no character)")
     return value
 
 
@@ -191,13 +290,22 @@ def _json_object(value, where: str) -> str | None:
     """detail and scenario travel as JSON text of an object (or null)."""
     if value in (None, ""):
         return None
-    try:
-        parsed = json.loads(value) if isinstance(value, str) else value
-    except ValueError:
-        raise ImportRefused(f"{where} is not JSON") from None
+    if isinstance(value, str) and len(value) > MAX_OBJECT_CHARS:
+        raise ImportRefused(f"{where} is {len(value):,} characters; an export's is at most {MAX_OBJECT_CHARS:,}")
+    parsed = _parse(value, where) if isinstance(value, str) else value
     if not isinstance(parsed, dict):
         raise ImportRefused(f"{where} must be a JSON object")
-    return dump_object(parsed)
+    if depth(parsed, MAX_OBJECT_DEPTH) > MAX_OBJECT_DEPTH:
+        raise ImportRefused(f"{where} nests more than {MAX_OBJECT_DEPTH} levels deep; an export's does not")
+    bad = unencodable_path(parsed, where)
+    if bad:
+        raise ImportRefused(f"{bad} is not text: it holds a lone surrogate (an escape such as \\ud800 "
+                            "that stands for no character)")
+    text = dump_object(parsed)
+    if len(text) > MAX_OBJECT_CHARS:
+        raise ImportRefused(f"{where} is {len(text):,} characters as JSON; an export's is at most "
+                            f"{MAX_OBJECT_CHARS:,}")
+    return text
 
 
 def _time(text, where: str, now: datetime) -> str:

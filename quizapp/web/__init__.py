@@ -69,7 +69,7 @@ def register(app: Flask) -> None:
         if isinstance(error, storage.BrokenCard) and not wants_json():
             return author.broken_card_page(error), error.code
         if wants_json():
-            return jsonify({"error": error.description, "field": None}), error.code
+            return jsonify({"error": error.description, "field": getattr(error, "field", None)}), error.code
         return render_template("error.html", code=error.code, title=error.name,
                                message=error.description), error.code
 

@@ -39,6 +39,81 @@ class JSONTooDeep(ValueError):
     """JSON nested deeper than MAX_JSON_DEPTH."""
 
 
+class RefusedValue(ValueError):
+    """A JSON value no field can take, named by its path ("candidate", "config.layer_types[3]"):
+    a string that is no Unicode text (a lone surrogate, "\\ud800", which no UTF-8 file, database
+    or page can hold), or an integer of more digits than any figure here (Python refuses 4,300
+    digits itself, with a ValueError that is no JSONDecodeError: both were 500s)."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field, self.message = field, message
+
+
+class NotText(BadRequest):
+    """RefusedValue in a request body: a 400 naming the field."""
+
+    def __init__(self, refused: RefusedValue):
+        super().__init__(refused.message)
+        self.field = refused.field
+
+
+# No number this app reads has more digits than this (a byte count of 2**64 has 20).
+MAX_INT_DIGITS = 100
+
+
+class _LongInt:
+    """What the parser leaves for an integer too long to read, for ``refused_value`` to name by its path."""
+
+    def __init__(self, digits: int):
+        self.digits = digits
+
+
+def _bounded_int(text: str):
+    digits = len(text.lstrip("-"))
+    return _LongInt(digits) if digits > MAX_INT_DIGITS else int(text)
+
+
+def refused_value(value, where: str = "") -> RefusedValue | None:
+    """The first value of parsed JSON that no field can take (a string or key UTF-8 cannot encode,
+    an integer too long), as a RefusedValue naming its path; None when all are fine. No recursion."""
+    stack = [(value, where)]
+    while stack:
+        item, path = stack.pop()
+        shown = path or "the body"
+        if isinstance(item, str) and not encodable(item):
+            return RefusedValue(shown, f"{shown} is not text: it holds a lone surrogate (an escape such as "
+                                       "\\ud800 that stands for no character)")
+        if isinstance(item, _LongInt):
+            return RefusedValue(shown, f"{shown} is a number of {item.digits:,} digits; at most {MAX_INT_DIGITS}")
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if not encodable(key):
+                    return RefusedValue(shown, f"a key in {shown} is not text: it holds a lone surrogate")
+                stack.append((child, f"{path}.{key}" if path else str(key)))
+        elif isinstance(item, list):
+            stack.extend((child, f"{path}[{i}]") for i, child in enumerate(item))
+    return None
+
+
+def encodable(text: str) -> bool:
+    """Whether UTF-8 can encode ``text`` (it cannot hold a lone surrogate)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def loads_checked(text: str | bytes, where: str = ""):
+    """``loads``, raising the RefusedValue ``refused_value`` finds."""
+    value = loads(text)
+    refused = refused_value(value, where)
+    if refused:
+        raise refused
+    return value
+
+
 def json_depth_exceeds(value, limit: int = MAX_JSON_DEPTH) -> bool:
     """Whether ``value`` (parsed JSON) nests containers more than ``limit`` deep. Walks level by
     level, without recursion, and stops at the first level past the limit."""
@@ -58,9 +133,11 @@ def json_depth_exceeds(value, limit: int = MAX_JSON_DEPTH) -> bool:
 
 
 def loads(text: str | bytes):
-    """json.loads with a nesting limit. Raises JSONTooDeep, or ValueError for text that is not JSON."""
+    """json.loads with a nesting limit. An integer of more than MAX_INT_DIGITS digits is left as a
+    marker that ``refused_value`` names (``loads_checked`` refuses it). Raises JSONTooDeep, or
+    ValueError for text that is not JSON."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_int=_bounded_int)
     except RecursionError:
         raise JSONTooDeep(f"JSON nested more than {MAX_JSON_DEPTH} levels deep") from None
     if json_depth_exceeds(value):
@@ -77,9 +154,13 @@ class BoundedJSONProvider(DefaultJSONProvider):
 
     def loads(self, s, **kwargs):
         try:
-            return loads(s)
+            value = loads(s)
         except JSONTooDeep as error:
             raise BadRequest(f"The request body's {error}.") from None
+        refused = refused_value(value)
+        if refused:
+            raise NotText(refused)
+        return value
 
 
 def check_request() -> None:
@@ -111,3 +192,18 @@ def init_app(app: Flask) -> None:
         if request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json":
             return jsonify({"error": message, "field": None}), 400
         return render_template("error.html", code=400, title="Not calculated", message=message), 400
+
+
+def release_memory() -> None:
+    """Hand the memory a large request freed back to the system (glibc keeps freed heap pages
+    otherwise): after an import, a worker's resident memory returns to near where it was."""
+    import ctypes
+    import ctypes.util
+    import gc
+
+    gc.collect()
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: its allocator keeps what it keeps
+        pass

@@ -20,7 +20,7 @@ def test_export_import_on_another_machine_merges_without_duplicates(db, tmp_path
     events.record(other_machine, OTHER, Event("evt-local-01", "kv-pool-users", "reveal", "full"))
     first = transfer.import_progress(other_machine, OTHER, exported)
     again = transfer.import_progress(other_machine, OTHER, exported)
-    assert first == {"events": 2, "reviews": 1} and again == {"events": 0, "reviews": 0}
+    assert first == {"events": 2, "reviews": 1, "read": 3} and again == {"events": 0, "reviews": 0, "read": 3}
     assert other_machine["events"].count == 3 and other_machine["review_log"].count == 1
     state = scheduling.states(other_machine, OTHER)["kv-pool-users"]
     assert state["reps"] == 1

@@ -93,3 +93,34 @@ def test_author_preview_records_nothing(client):
 def test_huge_body_is_413(client):
     response = client.post("/api/progress/events", data=b"x" * (22 * 1024 * 1024), content_type="application/json")
     assert response.status_code == 413
+
+
+# The six inputs that answered 500 in issue 21's probe: each is a 400 naming its field.
+BIG = "1" * 5000
+
+
+def test_a_config_with_a_5000_digit_integer_is_400_naming_it(client):
+    config = '{"num_hidden_layers": %s, "num_attention_heads": 8, "hidden_size": 512}' % BIG
+    page = client.post("/calc", data={"config": config})
+    assert page.status_code == 400 and "5,000 digits" in page.text
+    api = client.post("/api/calc", data='{"config": %s}' % config, content_type="application/json")
+    assert api.status_code == 400 and api.get_json()["field"] == "config.num_hidden_layers"
+
+
+@pytest.mark.parametrize("path, body, field", [
+    ("", {"text": "\ud800"}, "text"),
+    ("/note", {"text": "\ud800"}, "text"),
+    ("/recommendation", {"recommendation": "yes", "reason": "\ud800"}, "reason"),
+    ("/scratch", {"text": "\udc00 and more"}, "text"),
+])
+def test_a_lone_surrogate_in_an_interview_s_text_is_400_naming_it(client, interviewer, path, body, field):
+    if not path:
+        response = interviewer.post("/api/interviews", {"candidate": "\ud800", "role": "x", "cards": ["kv-pool-users"]})
+        field = "candidate"
+    else:
+        made = interviewer.create()
+        interviewer.post(made["interviewer_url"] + "/show", {"card": "kv-pool-users"})
+        base = made["candidate_url"] if path == "/scratch" else made["interviewer_url"]
+        response = interviewer.post(base + path, body)
+    assert response.status_code == 400 and response.get_json()["field"] == field, response.get_json()
+    assert "lone surrogate" in response.get_json()["error"]

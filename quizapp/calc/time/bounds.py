@@ -18,9 +18,10 @@ from ..sizing.pipeline import stages
 from .all_reduce import all_reduce
 from .breakdown import weight_parts
 from .decode import decode_values
-from .prefill import prefill_values
+from .prefill import chunked_values, prefill_values
 from .rates import rates_for
 from .shape import request_shape
+from .speculative import speculative_values
 from .work import Work, head_dims, sparse_attention, stage_work
 
 
@@ -41,6 +42,8 @@ def time_bounds(result: Result, layout: Layout) -> None:
     step = decode_values(result, work, shape)
     prefill_values(result, work, shape, step)
     all_reduce(result, work, shape, step)
+    chunked_values(result, work, shape, gpu, total)
+    speculative_values(result, work, shape)
 
 
 def build_work(result: Result, layout: Layout) -> Work:

@@ -30,7 +30,9 @@ GROUPS = (
     )),
     ("request", "The request shape", ((None, ("max_model_len", "prompt_tokens", "output_tokens", "batch_size")),)),
     ("scheduler", "Scheduler settings", ((None, ("max_num_batched_tokens", "max_num_seqs", "async_scheduling",
-                                                 "enable_prefix_caching", "disable_hybrid_kv_cache_manager")),)),
+                                                 "enable_prefix_caching", "disable_hybrid_kv_cache_manager")),
+                                         ("Prefix caching and speculative decoding",
+                                          ("cached_prefix_tokens", "num_speculative_tokens", "acceptance_rate")))),
     ("version", "vLLM version", ((None, ("vllm_version",)),)),
 )
 PAGE_FIELDS = tuple(name for _, _, subgroups in GROUPS for _, names in subgroups for name in names)

@@ -19,6 +19,7 @@ from ...calc import BY_NAME, CalcError, calculate, parse_field
 from .form import PAGE_FIELDS, calc_url, canonical_query, card_snippet, controls, field_of, read_inputs, tidier_url
 from .output import refusals_by_field, refusals_html, result_view
 from ...lru import LRU
+from .. import limits
 from ..security import limit_body
 
 bp = Blueprint("calc", __name__, url_prefix="/calc")
@@ -100,11 +101,14 @@ def parse_config_text(text: str) -> dict:
         raise CalcError(f"the config.json has {len(text):,} characters; a config.json is at most {CONFIG_BYTES:,}",
                         "config")
     try:
-        config = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as error:
-        where = f" (line {error.lineno}, column {error.colno})" if isinstance(error, json.JSONDecodeError) else ""
-        raise CalcError(f"the config.json is not valid JSON: {getattr(error, 'msg', 'nested too deeply')}{where}",
+        config = limits.loads_checked(text, "config")
+    except json.JSONDecodeError as error:
+        raise CalcError(f"the config.json is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})",
                         "config") from None
+    except limits.RefusedValue as refused:  # a lone surrogate, an integer of thousands of digits
+        raise CalcError(refused.message, refused.field) from None
+    except limits.JSONTooDeep as error:
+        raise CalcError(f"the config.json is not a config.json: {error}", "config") from None
     if not isinstance(config, dict):
         raise CalcError(f"a config.json is a JSON object, not a {type(config).__name__}", "config")
     return config

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from datetime import datetime, timezone
 
@@ -11,8 +10,9 @@ from flask import Blueprint, Response, abort, current_app, flash, redirect, rend
 from ...progress import learners, scheduling, transfer
 from ...progress.events import history
 from ...progress.summary import summary
-from .. import charts, limits
 from ...cards.topics import TOPICS
+from .. import charts
+from ..limits import release_memory
 from ..practice import session as practice_session
 from ..practice.topics import practice_pool, requested_topic, requested_topics
 from ..storage import get_bank, get_db, learner_id
@@ -35,8 +35,8 @@ def practice():
     """Due cards first (most overdue first), then new ones; a returning card gets another variant.
 
     ``role``, ``tag`` and ``topic`` filter the cards; ``topics=weakest`` draws from the reader's
-    weakest topics (``practice.topics.practice_pool``). Cards skipped in this session are not picked again. With ``ahead=1`` and nothing due, the
-    card due soonest is picked (practise ahead).
+    weakest topics (``practice.topics.practice_pool``). Cards skipped in this session are not
+    picked again. With ``ahead=1`` and nothing due, the card due soonest is picked (practise ahead).
     """
     role, tag = request.args.get("role", "").strip(), request.args.get("tag", "").strip()
     topic, topics = requested_topic(request.args), requested_topics(request.args)
@@ -192,27 +192,25 @@ def import_progress():
         flash(f"That file is larger than {limit // 2**20} MB; it is not a progress export.")
         return redirect(url_for("learner.me"), code=303)
     try:
-        data = limits.loads(raw.decode("utf-8"))
-    except limits.JSONTooDeep:
-        flash("Nothing imported: this file is not a quizapp export (its JSON is nested far deeper than an "
-              "export's). Choose the file that “Export my progress” saved.")
-        return redirect(url_for("learner.me"), code=303)
-    except (UnicodeDecodeError, json.JSONDecodeError):  # not UTF-8, or not JSON
-        flash("Nothing imported: this file is not a quizapp export. Choose the file that "
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:  # not UTF-8
+        flash("Nothing imported: this file is not a quizapp export (it is not UTF-8 text). Choose the file that "
               "“Export my progress” saved.")
         return redirect(url_for("learner.me"), code=303)
+    del raw
     try:
         bank = get_bank()
-        counts = transfer.import_progress(get_db(), learner_id(), data, known_cards=bank.cards.keys(),
+        counts = transfer.import_progress(get_db(), learner_id(), text, known_cards=bank.cards.keys(),
                                           renamed=bank.aliases)
     except transfer.ImportRefused as error:
         flash(_plain_refusal(error))
-    except transfer.ImportInterrupted as stop:
-        flash(f"Imported {stop.done:,} of {stop.total:,} rows, then stopped: {stop.reason}.")
     else:
-        rows = len(data["events"]) + len(data["review_log"])
-        flash(f"Imported {counts['events']} new events and {counts['reviews']} new reviews: {rows:,} of {rows:,} "
-              "rows read; what was already here was skipped." + _skipped(counts["skipped"]))
+        rows = counts["read"]
+        flash(f"Imported {counts['events']:,} new events and {counts['reviews']:,} new reviews: {rows:,} of "
+              f"{rows:,} rows read; what was already here was skipped." + _skipped(counts["skipped"]))
+    finally:
+        del text
+        release_memory()
     return redirect(url_for("learner.me"), code=303)
 
 
@@ -222,6 +220,6 @@ def _skipped(rows: int) -> str:
 
 def _plain_refusal(error: Exception) -> str:
     """An import refusal in words for the reader (ImportRefused's messages are written for readers)."""
-    if "not a quizapp progress export" in str(error):
+    if "not a quizapp progress export" in str(error) or str(error).startswith(("the file is ", "the file's first")):
         return "Nothing imported: this file is not a quizapp export. Choose the file that “Export my progress” saved."
     return f"Nothing imported: {error}."
