@@ -17,6 +17,7 @@ from .log.parse import MAX_LOG_CHARS
 from .hardware.listings import gpu_prose_name
 from .log.read import read_log
 from .log.reading import LogReading
+from .sizing.fit import FIT_CHECKS
 from .sizing.refusals import CHECK_FIELDS
 from .needs import NEEDS, needs_text
 from .result import ALWAYS_PRESENT, VALUES, Quantity, Result
@@ -24,7 +25,7 @@ from .versions import CURRENT as CURRENT_VLLM_VERSION
 from .versions import KNOWN as VLLM_VERSIONS
 
 __all__ = [
-    "ALWAYS_PRESENT", "ATTENTION_KINDS", "BY_NAME", "CHECK_FIELDS", "CURRENT_VLLM_VERSION", "CalcError", "FIELDS",
+    "ALWAYS_PRESENT", "ATTENTION_KINDS", "BY_NAME", "CHECK_FIELDS", "CURRENT_VLLM_VERSION", "CalcError", "FIELDS", "FIT_CHECKS",
     "FieldError",
     "FIELD_NAMES", "Inputs", "KV_CACHE_DTYPES", "LogReading", "MAX_LOG_CHARS", "NEEDS", "Quantity", "Result",
     "VALUES", "VLLM_VERSIONS", "attention_kind", "calculate", "canonical_model_id", "did_you_mean", "fmt",

@@ -10,6 +10,7 @@ pool), which ``calculate`` hands on: a stage never looks in the result for anoth
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from . import fmt
@@ -22,20 +23,30 @@ from .model.maxlen import default_max_model_len
 from .sizing.memory import gpu_weights, in_flight, memory_budget, weights_ratio
 from .model.config import ModelConfig
 from .model.parse import parse_config
+from .sizing.activations import profile_activations
 from .sizing.pipeline import check_pipeline, pipeline_pool
+from .sizing import fit
 from .sizing.pool import size_pool, users
 from .sizing.prefix_caching import mamba_cache
 from .sizing.shared_prefix import shared_prefix
-from .sizing.refusals import model_length_check, start_checks
+from .sizing.refusals import model_length_check, no_memory_text, one_request_bytes, start_checks
 from .result import Result
 from .time.bounds import time_bounds
+from .time.preemption import preemption_values
+from .cost.price import cost_values
+from .sizing.fragmentation import fragmentation_values
 from .time.speculative import speculative_values
 from .versions import check_served, rules_for
 from .model.weights import count_parameters
 
 
-def calculate(data: dict[str, Any] | Inputs) -> Result:
-    """Every value the scenario determines. Raises CalcError, naming the input, for what vLLM would refuse."""
+def calculate(data: dict[str, Any] | Inputs, *, suggest: bool = True) -> Result:
+    """Every value the scenario determines. Raises CalcError, naming the input, for what vLLM would refuse.
+
+    A scenario whose weights, non-KV memory and pool do not fit its GPU is not an error: its result
+    has ``fit`` (``sizing/fit.py``) saying so, first among its start checks, and no pool when the
+    fraction rule leaves none. With ``suggest``, the fit can search the tensor parallel sizes that
+    would make it fit (each tried without a search of its own)."""
     inputs = data if isinstance(data, Inputs) else parse_inputs(data)
     rules = rules_for(inputs.vllm_version)
     model = _model(inputs)
@@ -61,13 +72,33 @@ def calculate(data: dict[str, Any] | Inputs) -> Result:
         weights = pipeline_pool(result, budget, weights)
         _kv_bytes(result)  # the stage that sets the pool: its layers' bytes per token and block
     weights_ratio(result, budget, weights)
-    pool = size_pool(result, max_model_len, in_flight_tokens, budget, weights)
+    known = weights.bytes if weights is not None else None
+    room = fit.budget_room(result, budget.requested, known) if budget is not None else None
+    short = room is not None and room < result.plan.bytes_per_block
+    pool = None if short else size_pool(result, max_model_len, in_flight_tokens, budget, weights)
     users(result, max_model_len, in_flight_tokens, pool)
     shared_prefix(result, pool)
+    verdict = fit.assess(result, budget.total if budget else None, budget.requested if budget else None, known,
+                         pool.memory if pool else None, one_request_bytes(result, max_model_len, in_flight_tokens))
+    if verdict is not None and suggest:
+        verdict.trial = lambda tp: _trial(inputs, tp)
+    fit.record(result, verdict, no_memory_text(rules))
     start_checks(result, max_model_len, in_flight_tokens, pool.memory if pool else None)
     time_bounds(result, layout)
+    fragmentation_values(result)
+    preemption_values(result)
+    cost_values(result)
     speculative_values(result)  # without the time bounds, the tokens a step yields
+    profile_activations(result)
     return result
+
+
+def _trial(inputs: Inputs, tensor_parallel_size: int) -> fit.Fit | None:
+    """The fit of the same scenario at another tensor parallel size; None where vLLM refuses that size."""
+    try:
+        return calculate(replace(inputs, tensor_parallel_size=tensor_parallel_size), suggest=False).fit
+    except CalcError:
+        return None
 
 
 def _model(inputs: Inputs) -> ModelConfig | None:

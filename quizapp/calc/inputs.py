@@ -27,6 +27,7 @@ MAX_TOKEN_BYTES = 2**30      # KV bytes per token: a GiB (the largest model need
 MAX_TENSOR_PARALLEL = 1024   # GPUs per replica
 MAX_DRAFT_LAYERS = 1000      # speculative draft layers (EAGLE and MTP use 1 to a few)
 MAX_PARALLEL = 1024          # pipeline stages or data-parallel replicas
+MAX_GPU_HOUR_PRICE = 10**4  # dollars per GPU-hour (clouds list ~$0.5 to ~$15)
 MAX_BATCH = 10**6            # sequences decoded together (vLLM's max_num_seqs defaults to 256 or 1,024)
 # Every value that arrives as text (a number, a model id, a version) is at most this long: the
 # parsers then cost microseconds whatever is sent.
@@ -91,6 +92,7 @@ FIELDS = (
           vllm_flag="--max-num-batched-tokens", maximum=MAX_TOKENS),
     Field("max_num_seqs", "int", "the most sequences vLLM runs at once: caps batch_size (default follows vLLM)",
           vllm_flag="--max-num-seqs", maximum=MAX_BATCH),
+    Field("gpu_hour_price", "float", "price of one GPU-hour in dollars, for the cost per token (e.g. 2.5)"),
     Field("vllm_version", "str", "vLLM release whose rules to follow (default: current)"),
     Field("disable_hybrid_kv_cache_manager", "bool", "size sliding-window layers as full attention",
           vllm_flag="--disable-hybrid-kv-cache-manager"),
@@ -138,6 +140,7 @@ class Inputs:
     num_draft_layers: int = 0
     max_num_batched_tokens: int | None = None
     max_num_seqs: int | None = None
+    gpu_hour_price: float | None = None
     vllm_version: str | None = None
     disable_hybrid_kv_cache_manager: bool = False
     async_scheduling: bool | None = None  # None: as the chosen vLLM release has it
@@ -269,6 +272,8 @@ def parse_field(field: Field, value: Any) -> Any:
         number = parse_float(value, name)
         if name == "gpu_memory_utilization" and not 0 < number <= 1:
             raise CalcError(f"gpu_memory_utilization must be in (0, 1], got {number}", name)
+        if name == "gpu_hour_price" and not 0 < number <= MAX_GPU_HOUR_PRICE:
+            raise CalcError(f"gpu_hour_price must be in (0, {MAX_GPU_HOUR_PRICE:,}] dollars, got {number}", name)
         if name == "acceptance_rate" and not 0 <= number <= 1:
             raise CalcError(f"acceptance_rate must be in [0, 1], got {number}", name)
         return number

@@ -44,6 +44,7 @@ LINEAR = Need("a linear-attention hybrid model (Qwen3-Next)", kinds=("linear",))
 SPEC_SHEET = Need("gpu (a catalog GPU, for its spec sheet)", ("gpu",))
 STAGES = Need("pipeline_parallel_size", ("pipeline_parallel_size",))
 TIME = (MODEL, SPEC_SHEET)
+PRICE = Need("gpu_hour_price", ("gpu_hour_price",))
 PREFIX = Need("cached_prefix_tokens", ("cached_prefix_tokens",))
 DRAFTS = Need("num_speculative_tokens", ("num_speculative_tokens",))
 ACCEPTANCE = Need("acceptance_rate", ("acceptance_rate",))
@@ -98,12 +99,24 @@ NEEDS: dict[str, tuple[Need, ...]] = {
         "decode_step_seconds", "decode_tokens_per_second", "decode_throughput", "decode_throughput_ceiling",
         "critical_batch", "prefill_flops", "prefill_seconds", "ttft_seconds", "e2e_seconds",
         "tp_all_reduce_bytes_per_token", "tp_all_reduce_seconds", "request_rate_bound", "prefill_chunk_tokens", "prefill_chunks",
-        "chunked_step_seconds")},
+        "chunked_step_seconds", "tokens_per_gpu_hour", "prefill_tokens_per_gpu_hour", "decode_over_prefill_cost")},
+    "last_block_empty_slots": (USERS,),
+    "fragmentation_share": (USERS,),
+    "host_link_bandwidth": (SPEC_SHEET,),
+    "user_kv_bytes": (USERS,),
+    "swap_in_seconds": (USERS, SPEC_SHEET),
+    "recompute_seconds": (USERS, *TIME),
+    "recompute_over_swap": (USERS, *TIME),
+    "dollars_per_million_tokens": (*TIME, PRICE),
+    "tokens_per_dollar": (*TIME, PRICE),
+    "prefill_dollars_per_million_tokens": (*TIME, PRICE),
     "prefix_blocks": (PREFIX,),
     "prefix_hit_tokens": (PREFIX,),
     **{name: (PREFIX, USERS, POOL) for name in ("users_fit_shared_prefix", "prefix_cache_room_blocks", "prefixes_kept")},
     "spec_tokens_per_step": (DRAFTS, ACCEPTANCE),
     **{name: (*TIME, DRAFTS, ACCEPTANCE) for name in ("spec_step_seconds", "spec_throughput", "spec_speedup_bound")},
+    **{name: (MODEL, GPU) for name in (
+        "profile_tokens", "profile_requests", "profile_mlp_bytes", "profile_logits_bytes", "profile_activation_bytes")},
 }
 
 

@@ -48,6 +48,9 @@ class Result:
     # The time stage's model of the steps (time/bounds.py: its Work and Shape), kept so the charts
     # redraw the bounds at other batches and prompt lengths; None without time bounds.
     time_model: Any = None
+    # Whether the weights, the non-KV memory and the pool fit the GPU (sizing/fit.py's Fit); None
+    # without a GPU or without the weights.
+    fit: Any = None
 
     def __getitem__(self, name: str) -> Any:
         return self.values[name].value
@@ -70,6 +73,7 @@ class Result:
         data["layout"] = self.layout_summary()
         data["vllm_version"] = self.rules.version
         data["checks"] = self.checks
+        data["fit"] = self.fit.to_json() if self.fit is not None else None
         data["notes"] = self.notes
         return data
 
@@ -153,6 +157,19 @@ VALUES = {
     "e2e_seconds": "the least time for a whole request: ttft + (output − 1) decode steps",
     "tp_all_reduce_bytes_per_token": "bytes each GPU sends per token in tensor-parallel all-reduces",
     "tp_all_reduce_seconds": "the all-reduces' time per decode step over the GPUs' link (not in decode_step_seconds)",
+    "last_block_empty_slots": "token slots a user's last block leaves empty (PagedAttention's internal fragmentation)",
+    "fragmentation_share": "the share of a user's block bytes its last blocks leave empty",
+    "host_link_bandwidth": "the GPU's link to host memory (PCIe), bytes/s each way",
+    "user_kv_bytes": "bytes of the blocks one user of tokens_per_user holds",
+    "swap_in_seconds": "the least time to copy a user's blocks back in from host memory over the host link",
+    "recompute_seconds": "the least time to prefill a preempted user's tokens again (vLLM V1 preempts by recompute)",
+    "recompute_over_swap": "recompute_seconds ÷ swap_in_seconds",
+    "tokens_per_gpu_hour": "the most output tokens one GPU-hour can decode (decode_throughput × 3,600 ÷ GPUs per replica)",
+    "prefill_tokens_per_gpu_hour": "the most prompt tokens one GPU-hour can prefill (from ttft_seconds)",
+    "decode_over_prefill_cost": "GPU time of an output token over a prompt token's, at the bounds",
+    "dollars_per_million_tokens": "the least price of a million output tokens at gpu_hour_price",
+    "tokens_per_dollar": "the most output tokens a dollar buys at gpu_hour_price",
+    "prefill_dollars_per_million_tokens": "the least price of a million prompt tokens at gpu_hour_price",
     "request_rate_bound": "the most requests/s a batch kept full completes (Little's law: batch ÷ least time per request)",
     "prefill_chunk_tokens": "prompt tokens one step prefills beside the running decodes (max_num_batched_tokens − decodes)",
     "prefill_chunks": "steps a prompt's chunked prefill takes beside decode_batch decoding sequences",
@@ -166,6 +183,11 @@ VALUES = {
     "spec_step_seconds": "the least time of one verification step: k + 1 tokens per sequence, the drafter not counted",
     "spec_throughput": "the most tokens/s the batch can decode with speculative decoding (the drafter not counted)",
     "spec_speedup_bound": "spec_throughput ÷ decode_throughput: the two ceilings' ratio at the same batch",
+    "profile_tokens": "tokens the start-up profile run forwards: max_num_batched_tokens (dense models)",
+    "profile_requests": "dummy requests of the profile run, each sampled once: min(tokens, max_num_seqs)",
+    "profile_mlp_bytes": "one dense MLP's tensors held at once in the profile run (a floor on its peak)",
+    "profile_logits_bytes": "the profile's sampler tensors: hidden states, logits and their float32 copy (a floor)",
+    "profile_activation_bytes": "the least activation memory the profile run holds: the larger of the two floors",
 }
 
 # Keys the JSON result always carries (null when the scenario does not determine them).

@@ -24,6 +24,7 @@ from .load.front_matter import check_draft, check_interview_only, check_listing,
 from .load.filing import check_replaces, check_topic
 from .load.sections import build_sections
 from .load.source import read_card, split_card
+from .load.startable import startable_space
 from .space import ScenarioSpace
 
 
@@ -75,7 +76,7 @@ def _entry_from_text(text: str, file: Path, shown: str, mtime: float, key: str) 
     listing = check_listing(source)
     scenario = check_scenario(source)
     variants = check_variants(source)
-    space = check_space(source, scenario, variants)
+    space = startable_space(source, scenario, check_space(source, scenario, variants), variants)
     try:
         interview_only = check_interview_only(source)
     except CardError:

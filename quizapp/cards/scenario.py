@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..calc import BY_NAME, CHECK_FIELDS, FIELD_NAMES, CalcError, Inputs, Result, attention_kind, calculate, fmt, \
+from ..calc import BY_NAME, CHECK_FIELDS, FIELD_NAMES, FIT_CHECKS, CalcError, Inputs, Result, attention_kind, calculate, fmt, \
     gpu_prose_name, parse_field, parse_inputs
 from .caches import COMPUTED, scenario_key
 from ..fields import optional_whole_number
@@ -29,7 +29,8 @@ FRACTION_KEYS = ("gpu", "gpu_memory_utilization")
 POOL_RULES = {"tokens": "pool_tokens", "bytes": "kv_cache_memory_bytes", "fraction": "gpu_memory_utilization"}
 # Inputs that a cleared field unsets; for the others an empty field means "unchanged".
 UNSETTABLE = POOL_SIZERS + FRACTION_KEYS + ("max_model_len", "non_kv_cache_memory_bytes", "free_memory_bytes",
-                                            "total_memory_bytes", "weights_bytes", "model", "kv_bytes_per_token")
+                                            "total_memory_bytes", "weights_bytes", "model", "kv_bytes_per_token",
+                                            "max_num_batched_tokens", "max_num_seqs")
 # A cleared field on a page unsets these; a page always sends a model, so an empty one is no change.
 CLEARABLE = tuple(name for name in UNSETTABLE if name not in ("model", "kv_bytes_per_token"))
 DEFAULTS = vars(Inputs())
@@ -76,11 +77,14 @@ class Scenario:
 
     @property
     def refusal(self) -> dict | None:
-        """vLLM's first refusal in this scenario: ``{"check", "message", "field"}``, or None."""
+        """vLLM's first refusal in this scenario: ``{"check", "message", "field", "plain"}``, or None.
+        ``plain`` is what a reader is told first: the fit's verdict and what would make it fit, or
+        vLLM's own words when vLLM's are the plain ones."""
         failed = next((c for c in self.result.checks if not c["ok"]), None)
         if failed is None:
             return None
-        return {"check": failed["check"], "message": failed["message"], "field": CHECK_FIELDS.get(failed["check"])}
+        return {"check": failed["check"], "message": failed["message"], "field": CHECK_FIELDS.get(failed["check"]),
+                "plain": fit_sentence(self.result) if failed.get("verdict") else failed["message"]}
 
     @property
     def gpu_name(self) -> str | None:
@@ -94,7 +98,12 @@ class Scenario:
         names.pop("config", None)
         names.update({name: q.value for name, q in self.result.values.items()})
         refusal = self.refusal
+        fit = self.result.fit
         names.update({
+            "fits": None if fit is None else fit.fits,
+            "fit_verdict": None if fit is None else fit.verdict,
+            "min_tensor_parallel_size": None if fit is None else fit.min_tensor_parallel_size,
+            "min_gpu_memory_bytes": None if fit is None else fit.min_gpu_memory_bytes,
             "attention": attention_kind(self.result.model),
             "own_scenario": self.own,
             "gpu_name": self.gpu_name,
@@ -180,8 +189,31 @@ def resolve_scenario(card: Card, variant: int | None, overrides: dict, pool_rule
     scenario = Scenario(inputs, key, result, variant, changes, (reader_held or held), pool_rule, stated)
     refusal = scenario.refusal
     if refusal and changes and not (card.space and card.space.refusals):
-        raise Refused(refusal["check"], refusal["message"], _refusal_field(refusal, changes))
+        raise Refused(refusal["check"], refusal["plain"], _refusal_field(refusal, changes, card.space))
     return scenario
+
+
+def fit_sentence(result: Result) -> str:
+    """A scenario that does not fit, for a reader: the verdict, what would make it fit, and vLLM's words once."""
+    fit = result.fit
+    text = fit.verdict[0].upper() + fit.verdict[1:] + ". " + (fit.suggestion() or "")
+    return f"{text} vLLM says: \u201c{fit.vllm}\u201d" if fit.vllm else text
+
+
+def cannot_start(scenario: dict, changes: dict, refusals: bool = False) -> str | None:
+    """Why the scenario with ``changes`` applied cannot start (the calculator's error, the fit's
+    verdict, or, unless ``refusals``, vLLM's refusal); None when it can."""
+    try:
+        merged, _ = apply_changes(normalised(scenario), normalised(changes))
+        _, result = compute(parse_inputs(merged))
+    except CalcError as error:
+        return error.message
+    if result.fit is not None and not result.fit.fits:
+        return result.fit.verdict
+    failed = next((c for c in result.checks if not c["ok"]), None)
+    if failed is not None and not refusals:
+        return f"vLLM would refuse to start: {failed['message']}"
+    return None
 
 
 def _differs(scenario: dict, name: str, value) -> bool:
@@ -189,9 +221,14 @@ def _differs(scenario: dict, name: str, value) -> bool:
     return scenario.get(name, DEFAULTS.get(name)) != value
 
 
-def _refusal_field(refusal: dict, changes: dict) -> str:
-    """The field to show vLLM's refusal beside: the check's own, else the reader's last change."""
-    return refusal["field"] if refusal["field"] in changes or not changes else (refusal["field"] or list(changes)[-1])
+def _refusal_field(refusal: dict, changes: dict, space) -> str:
+    """The field to show vLLM's refusal beside: the check's own when the reader changed it, or when the
+    panel offers it and the reader changed nothing it offers; else the reader's last change."""
+    own = refusal["field"]
+    if own in changes or not changes:
+        return own
+    offered = own is not None and (space is None or space.allows_input(own))
+    return own if offered and refusal["check"] not in FIT_CHECKS else list(changes)[-1]
 
 
 def with_pool_rule(chosen: dict, changes: dict, rule: str, in_force: Callable[[], Result]) -> dict:
@@ -230,6 +267,9 @@ def apply_changes(scenario: dict, changes: dict) -> tuple[dict, list[str]]:
     pages, a variant and a card's calc() all go through here.
     """
     unset = [k for k, v in changes.items() if v is None and k in scenario]
+    # A pool sizer given again beside a new GPU keeps the pool on its rule ("gpu: B200" with the
+    # card's own pin), even though its value does not differ.
+    restated = {k for k, v in changes.items() if v is not None and k in POOL_SIZERS}
     changes = {k: v for k, v in changes.items() if v is not None and _differs(scenario, k, v)}
     merged = {k: v for k, v in scenario.items() if k not in unset} | changes
     if not changes and not unset:
@@ -238,7 +278,7 @@ def apply_changes(scenario: dict, changes: dict) -> tuple[dict, list[str]]:
         # The change sizes the pool by its own rule. (A GPU stays: beside a pool in tokens
         # or bytes it only adds vLLM's start check.)
         for name in POOL_SIZERS:
-            if name not in changes:
+            if name not in changes and name not in restated:
                 merged.pop(name, None)
         return merged, []
     if "pool_tokens" not in scenario:

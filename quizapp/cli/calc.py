@@ -94,6 +94,9 @@ def render_table(result) -> str:
     summary = result.layout_summary()
     lines = [f"{summary['model']} · {summary['attention']} · KV {summary['kv_dtype']} · vLLM {result.rules.version}",
              ""]
+    fit = result.fit
+    if fit is not None:  # the verdict first, then what would make it fit; vLLM's words are with its refusals
+        lines += [fit.verdict[0].upper() + fit.verdict[1:] + "."] + ([fit.suggestion()] if not fit.fits else []) + [""]
     width = max(len(name) for name in result.values)
     for name, quantity in result.values.items():
         if name == "log_line":

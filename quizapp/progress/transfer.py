@@ -179,8 +179,10 @@ def _parse(text: str, where: str):
         return json.loads(text)
     except RecursionError:
         raise ImportRefused(f"{where} is nested far deeper than an export's") from None
-    except ValueError as error:  # not JSON, or an integer of thousands of digits
-        raise ImportRefused(f"{where} is not JSON ({str(error)[:100]})") from None
+    except json.JSONDecodeError:
+        raise ImportRefused(f"{where} is not JSON") from None
+    except ValueError:  # Python's own limit: an integer of over 4,300 digits
+        raise ImportRefused(f"{where} holds a number of thousands of digits; an export's are short") from None
 
 
 def _checked_file(source: _Source, known_cards, renamed: Mapping[str, str]) -> tuple[str | None, int, int]:

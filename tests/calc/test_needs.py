@@ -12,7 +12,7 @@ MODEL_OF_KIND = {"uniform": "Qwen/Qwen3-8B", "sliding": "google/gemma-3-4b-it",
 # The input each need is met with in these tests, and its value.
 SAMPLES = {"model": "Qwen/Qwen3-8B", "kv_cache_memory_bytes": 10**10, "gpu": "H100-80GB-SXM",
            "free_memory_bytes": 70 * 2**30, "max_model_len": 8192, "prompt_tokens": 512, "pipeline_parallel_size": 2,
-           "cached_prefix_tokens": 256, "num_speculative_tokens": 3, "acceptance_rate": 0.7}
+           "gpu_hour_price": 2.5, "cached_prefix_tokens": 256, "num_speculative_tokens": 3, "acceptance_rate": 0.7}
 
 
 def scenario_meeting(needs) -> dict:

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from quizapp.calc import FIELD_NAMES, VALUES
-from quizapp.cards.template.environment import CARD_FILTERS, CARD_FUNCTIONS
+from quizapp.cards.template.environment import CARD_FILTERS, CARD_FUNCTIONS, PROSE_NAMES
 from quizapp.cards.load.front_matter import ANSWER, ANSWER_KEYS, FRONT_MATTER, FRONT_MATTER_KEYS, SPACE, SPACE_KEYS
 from quizapp.cards.load.sections import SECTIONS
 
@@ -78,6 +78,10 @@ def test_each_section_states_whether_it_is_required_and_its_stage():
 
 def test_values():
     assert table_names("Values") == set(VALUES)
+
+
+def test_names_for_prose():
+    assert table_names("Names for prose") == set(PROSE_NAMES)
 
 
 def test_inputs():

@@ -55,3 +55,14 @@ def test_bad_override_names_the_field(seed):
     with pytest.raises(CalcError) as error:
         resolve_scenario(seed, None, {"tensor_parallel_size": "0"})
     assert error.value.field == "tensor_parallel_size"
+
+
+def test_a_new_gpu_beside_the_cards_own_pin_keeps_the_pin():
+    # A variant (or calc()) that names a GPU and restates the card's pin keeps the pool on the
+    # bytes rule; naming only the GPU moves it to the GPU's fraction.
+    from quizapp.cards.scenario import apply_changes
+    scenario = {"model": "deepseek-ai/DeepSeek-V2-Lite", "gpu": "B200", "kv_cache_memory_bytes": 20 * 10**9}
+    kept, _ = apply_changes(scenario, {"gpu": "H100-80GB-SXM", "kv_cache_memory_bytes": 20 * 10**9})
+    assert kept == {"model": "deepseek-ai/DeepSeek-V2-Lite", "gpu": "H100-80GB-SXM", "kv_cache_memory_bytes": 20 * 10**9}
+    moved, _ = apply_changes(scenario, {"gpu": "H100-80GB-SXM"})
+    assert "kv_cache_memory_bytes" not in moved

@@ -25,7 +25,10 @@ def card(write_card):
 def test_without_space_a_card_offers_its_own_kind_and_the_inputs_it_names(write_card):
     card = load(write_card())
     assert "Qwen/Qwen3-8B" in card.space.models and "deepseek-ai/DeepSeek-V3" not in card.space.models
-    assert set(card.space.models) == set(models_of_kinds(["uniform"]))
+    # Only the models that can start there: the measured pool keeps its 1,506 blocks × 16 × 144 KiB
+    # = 3.31 GiB, and Llama-3.1-405B's 126 layers × 8 × 128 × 2 × 2 B = 504 KiB per token fit
+    # 3.31 GiB ÷ 504 KiB ≈ 6,900 tokens, less than one request of max_model_len 8,192.
+    assert set(card.space.models) == set(models_of_kinds(["uniform"])) - {"meta-llama/Llama-3.1-405B"}
     assert card.space.inputs == ("model", "max_model_len", "pool_tokens", "prompt_tokens", "output_tokens")
 
 
@@ -178,3 +181,50 @@ def test_check_reports_every_error_of_a_card_in_one_run(write_card):
         load_card(write_card(text), "tiny.md", full=True)
     found = "\n".join(str(d) for d in info.value.diagnostics)
     assert "kv_byte" in found and "pool_tokenz" in found and "does not hold" in found
+
+
+ON_THE_L4 = GOOD_CARD.replace("  pool_tokens: 24096\n", "  pool_tokens: 24096\n  gpu: L4\n")
+
+
+def test_the_default_space_leaves_out_the_models_that_do_not_fit_the_gpu(write_card):
+    card = load(write_card(ON_THE_L4))
+    # Qwen3-32B: 32.8e9 parameters × 2 B = 65.5e9 B of BF16 weights, far more than the L4's ~24.1e9 B;
+    # Qwen3-14B: 14.8e9 × 2 = 29.5e9 B, more too; Llama-3.1-8B: 8.0e9 × 2 = 16.1e9 B fits beside the pool.
+    assert "Qwen/Qwen3-32B" not in card.space.models and "Qwen/Qwen3-14B" not in card.space.models
+    assert "meta-llama/Llama-3.1-8B-Instruct" in card.space.models
+
+
+def test_an_explicit_model_that_cannot_start_is_an_error_naming_it_and_why(write_card):
+    text = ON_THE_L4.replace("variants:", "space:\n  models: [Qwen/Qwen3-8B, meta-llama/Llama-3.1-8B-Instruct, "
+                                         "Qwen/Qwen3-32B]\nvariants:", 1)
+    diagnostic, _ = error_of(write_card, text)
+    assert "space.models lists Qwen/Qwen3-32B, which cannot start in the card's scenario" in diagnostic.message
+    assert "does not fit" in diagnostic.message and "of weights on one 22.49 GiB L4" in diagnostic.message
+
+
+def test_a_readers_model_that_does_not_fit_gets_the_plain_verdict_beside_the_field(write_card):
+    # A variant's model stays in the space; picked on the card's own GPU and pool it may not fit.
+    card = load(write_card(ON_THE_L4.replace("model: meta-llama/Llama-3.1-8B-Instruct",
+                                             "model: Qwen/Qwen3-32B\n    tensor_parallel_size: 4")))
+    with pytest.raises(Refused) as error:
+        resolve_scenario(card, None, {"model": "Qwen/Qwen3-32B"})
+    assert error.value.field == "model"
+    assert error.value.message.startswith("Does not fit: ")
+    assert "tensor_parallel_size" in error.value.message  # what would make it fit
+    assert error.value.message.count("Failed to load model") == 1  # vLLM's words, once
+
+
+SPARK_PINNED = GOOD_CARD.replace("  pool_tokens: 24096\n", "  kv_cache_memory_bytes: 20e9\n  gpu: DGX-Spark\n")
+
+
+def test_a_new_card_without_a_space_passes_when_its_own_scenario_and_variants_can_start(write_card):
+    # Issue 17: Qwen3-8B on a DGX Spark with a pinned pool and no space failed for Qwen3-235B,
+    # Nemotron-Ultra and Qwen3-Coder-480B, which cannot start there (470 GB to 960 GB of BF16 weights
+    # against the Spark's 121.63 GiB).
+    from quizapp.cards.bank import load_files
+
+    path = write_card(SPARK_PINNED)
+    cards, diagnostics = load_files([path], full=True)
+    assert [d for d in diagnostics if d.severity == "error"] == []
+    space = cards["tiny"].space.models
+    assert "Qwen/Qwen3-235B-A22B-Instruct-2507" not in space and "Qwen/Qwen3-Coder-480B-A35B-Instruct" not in space

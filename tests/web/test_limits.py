@@ -172,12 +172,13 @@ class TestImportPage:
         page = self.post(client, json.dumps(data).encode()).text
         assert "1 rows were of cards this server does not have" in page
 
-    def test_an_import_that_fills_the_profile_says_how_far_it_got(self, client, reader, monkeypatch):
+    def test_an_import_that_would_fill_the_profile_imports_nothing_and_says_so(self, client, reader, monkeypatch):
         data = json.loads(self.export(client, reader))
         client.post("/me/new")
         monkeypatch.setattr(quota, "MAX_PROFILE_ROWS", 2)
         page = self.post(client, json.dumps(data).encode()).text
-        assert "Imported 2 of 3 rows, then stopped: this profile is full" in page
+        assert "Nothing imported: this profile is full" in page and "none of it was written" in page
+        assert client.get("/me/export").get_json()["events"] == []
 
     def test_a_file_with_too_many_rows_is_refused_by_name(self, client, reader):
         data = json.loads(self.export(client, reader))

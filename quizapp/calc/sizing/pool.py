@@ -155,7 +155,7 @@ def _pool_tokens_to_blocks_text(tokens, blocks, plan, max_model_len, in_flight, 
 def _pool_tokens_text(blocks, tokens, plan, max_model_len, in_flight, rules) -> str:
     if rules.tokens_from_concurrency and max_model_len:
         per_request = blocks_per_request(plan, max_model_len, in_flight)
-        return (f"int({blocks:,} blocks ÷ {per_request:,} blocks per request × {max_model_len:,}) = {tokens:,} "
+        return (f"⌊{blocks:,} blocks ÷ {per_request:,} blocks per request × {max_model_len:,}⌋ = {tokens:,} "
                 f"tokens (vLLM {rules.version}: concurrency × max_model_len)")
     return (f"⌊{blocks:,} blocks ÷ {len(plan.groups)} group{'s' if len(plan.groups) > 1 else ''}⌋ × "
             f"{plan.block_size} tokens per block = {tokens:,} tokens")

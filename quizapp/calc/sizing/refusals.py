@@ -16,7 +16,8 @@ DOCS_LINK = " See https://docs.vllm.ai/en/latest/configuration/conserving_memory
 
 # The input each start check is about, so a page can show vLLM's refusal beside it.
 CHECK_FIELDS = {"max_model_len_within_model": "max_model_len", "one_request_fits": "max_model_len",
-                "free_memory": "gpu_memory_utilization"}
+                "free_memory": "gpu_memory_utilization", "weights_fit": "tensor_parallel_size",
+                "budget_fits": "gpu_memory_utilization", "pool_fits": "kv_cache_memory_bytes"}
 
 
 def start_checks(result: Result, max_model_len: int | None, in_flight: int, memory: int | None) -> None:
@@ -38,6 +39,16 @@ def start_checks(result: Result, max_model_len: int | None, in_flight: int, memo
         message = _one_request_text(max_model_len, needed, available, estimate, rules)
     result.checks.append({"check": "one_request_fits", "ok": message is None, "message": message,
                           "needed_bytes": needed, "available_bytes": available})
+
+
+def one_request_bytes(result: Result, max_model_len: int | None, in_flight: int) -> int | None:
+    """The least KV memory that starts: one request of max_model_len, and the null block where the
+    release counts it; None without a max_model_len."""
+    if max_model_len is None:
+        return None
+    plan = result.plan
+    blocks = blocks_per_request(plan, max_model_len, in_flight) + (1 if result.rules.reserve_null_block_in_check else 0)
+    return blocks * plan.bytes_per_block
 
 
 def model_length_check(result: Result, max_model_len: int, derived: int) -> None:

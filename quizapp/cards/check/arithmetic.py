@@ -8,9 +8,12 @@ numbers are displayed with:
 
 - thousands separators, scientific notation (``10e9``) and unit words are read
   (``147,456 B = 144 KiB`` holds: byte units convert, other words are labels);
-- a number with decimals stands for anything that rounds or cuts to it; a whole number in
-  an expression is exact (it counts layers or heads), and a lone number on either side of
-  ``=`` may be a rounded or floored result (181,781 for 181,781.8).
+- a number with decimals stands for anything that rounds or cuts to it; a whole number is
+  exact, in an expression (it counts layers or heads) and as a result: a floor or a rounding
+  is written with its brackets (``⌊10e9 ÷ 55,011⌋ = 181,781``) or with ``≈``, never as ``=``
+  (10e9 ÷ 55,011 is 181,781.8);
+- a sum or difference whose terms mix decimal and binary units (GB and GiB) is refused: its
+  result is in neither unit.
 
 The scan is linear in the text: a tokenizer without nested quantifiers, then one pass.
 """
@@ -38,6 +41,8 @@ TOKEN = re.compile(
     r"|(?P<other>.)",
     re.UNICODE,
 )
+DECIMAL_SCALES = frozenset((10**3, 10**6, 10**9, 10**12))
+BINARY_SCALES = frozenset((1024, 1024**2, 1024**3, 1024**4))
 OPERATORS = {"×": "*", "*": "*", "÷": "/", "/": "/", "+": "+", "−": "-", "-": "-"}
 PAIRS = {"(": ")", "⌈": "⌉", "⌊": "⌋"}
 MAX_CHAIN_TOKENS = 200
@@ -81,12 +86,19 @@ class Number:
     scale: float  # its unit's multiplier (144 KiB: 1024)
     decimals: bool
 
-    def interval(self, rounded: bool) -> Interval:
-        """What the displayed number may stand for. A result may be rounded or cut (vLLM floors
-        token counts), so it reaches up to one unit in its last place above the display."""
-        if not (self.decimals or rounded):
+    def interval(self) -> Interval:
+        """What the displayed number may stand for. A whole number is exact; one with decimals may
+        be rounded or cut to its last place, so it reaches up to one unit in that place above the display."""
+        if not self.decimals:
             return Interval(self.value * self.scale, self.value * self.scale)
         return Interval((self.value - self.half_ulp) * self.scale, (self.value + 2 * self.half_ulp) * self.scale)
+
+    @property
+    def family(self) -> str | None:
+        """'decimal' (kB, MB, GB, TB), 'binary' (KiB … TiB), or None (bytes, or no size unit)."""
+        if self.scale in DECIMAL_SCALES:
+            return "decimal"
+        return "binary" if self.scale in BINARY_SCALES else None
 
 
 @dataclass(frozen=True)
@@ -268,6 +280,11 @@ class _ChainBuilder:
 def check_chain(chain: Chain) -> ChainError | None:
     """The first ``=`` of the chain that does not hold, or None."""
     text, sides = chain
+    for side in sides:
+        families = {item.family for item in side if isinstance(item, Number)} - {None}
+        if len(families) > 1 and any(item in ("+", "-") for item in side):
+            return ChainError(text, 0.0, f"{text!r} adds or subtracts GB and GiB in one chain: its result is in "
+                                         "neither unit; write every term in one unit")
     try:
         values = [_evaluate(side) for side in sides]
     except (ValueError, ZeroDivisionError, OverflowError, IndexError):
@@ -280,8 +297,7 @@ def check_chain(chain: Chain) -> ChainError | None:
 
 
 def _evaluate(side: list) -> Interval:
-    lone = len(side) == 1
-    parser = _Parser(side, rounded=lone)
+    parser = _Parser(side)
     value = parser.expression()
     if parser.position != len(side):
         raise ValueError("trailing items")
@@ -289,8 +305,8 @@ def _evaluate(side: list) -> Interval:
 
 
 class _Parser:
-    def __init__(self, items: list, rounded: bool):
-        self.items, self.position, self.rounded = items, 0, rounded
+    def __init__(self, items: list):
+        self.items, self.position = items, 0
 
     def peek(self):
         return self.items[self.position] if self.position < len(self.items) else None
@@ -319,7 +335,7 @@ class _Parser:
     def factor(self) -> Interval:
         item = self.take()
         if isinstance(item, Number):
-            return item.interval(self.rounded)
+            return item.interval()
         if item in PAIRS:
             inner = self.expression()
             if self.take() != PAIRS[item]:

@@ -14,12 +14,14 @@ import html
 import re
 from dataclasses import dataclass
 
-from ...calc import CalcError
+from ...calc import FIT_CHECKS, CalcError
 from .arithmetic import check_text
 from ..card import Card
 from ..diagnostics import CardError, Diagnostic
 from ..template.render import render_piece
-from ..scenario import Refused, Scenario, resolve_scenario
+from ..scenario import POOL_RULES, Refused, Scenario, resolve_scenario
+
+RULE_WORDS = {"tokens": "the measured tokens", "bytes": "a pin in bytes", "fraction": "a fraction of the GPU"}
 
 PRE_BLOCK = re.compile(r"(<pre>.*?</pre>)", re.S)
 BLOCK_TAG = re.compile(r"</?(?:p|li|ul|ol|pre|h\d|tr|td|th|table|thead|tbody|blockquote|br|hr|div)\b[^>]*>")
@@ -34,17 +36,27 @@ class Choice:
     line: int  # where an author changes it
     variant: int | None = None
     overrides: tuple = ()
-    must_start: bool = True  # the author chose it: vLLM refusing it is the card's error
+    must_start: bool = True  # the panel offers it: vLLM refusing it is the card's error
+    pool_rule: str | None = None  # the panel's "The pool is sized by" choice
 
 
 def choices(card: Card, full: bool) -> list[Choice]:
-    """The card's own scenario and each variant; with ``full``, each model of its space too."""
+    """The card's own scenario and each variant; with ``full``, every other option its panel offers:
+    each model of its space, and each pool rule (from the card's scenario, where the panel offers it)."""
     picked = [Choice("the card's scenario", card.line_of("scenario"))]
     picked += [Choice(f"variant {v.name!r}", v.line, i) for i, v in enumerate(card.variants)]
     if full and card.space is not None:
         own_model = card.scenario.get("model")
-        picked += [Choice(f"model {model}", card.line_of("space"), None, (("model", model),), must_start=False)
+        # The space holds only models that start in the card's scenario, and the variants' own models,
+        # which are checked in their variants (a reader who picks one here is told why it cannot start).
+        theirs = {v.inputs.get("model") for v in card.variants}
+        picked += [Choice(f"model {model}", card.line_of("space"), None, (("model", model),),
+                          must_start=model not in theirs)
                    for model in card.space.models if model != own_model]
+        rules = [rule for rule, name in POOL_RULES.items() if card.space.allows_input(name)]
+        if len(rules) > 1:
+            picked += [Choice(f"the card's scenario with the pool sized by {RULE_WORDS[rule]}", card.line_of("scenario"),
+                              pool_rule=rule) for rule in rules]
     return picked
 
 
@@ -61,14 +73,13 @@ def check_renders(card: Card, full: bool = False) -> list[Diagnostic]:
 
 def _choice_errors(card: Card, choice: Choice, full: bool) -> list[tuple[int, str]]:
     try:
-        scenario = resolve_scenario(card, choice.variant, dict(choice.overrides))
+        scenario = resolve_scenario(card, choice.variant, dict(choice.overrides), choice.pool_rule)
     except Refused as refusal:
-        # A reader who picks it sees vLLM's refusal beside the field: not the card's error.
-        return [] if not choice.must_start else [(choice.line, f"{choice.label}: vLLM would refuse to start: "
-                                                                f"{refusal.message}")]
+        # A reader who picks it sees the refusal beside the field; the panel should not offer it.
+        return [] if not choice.must_start else [(choice.line, f"{choice.label}: {_cannot(refusal)}")]
     except CalcError as error:
-        if not choice.must_start:
-            return []  # the reader gets the calculator's error beside the field
+        if choice.pool_rule is not None and error.field in (None, "pool_rule", "gpu", *POOL_RULES.values()):
+            return []  # a rule this scenario cannot take (no GPU for the fraction): the panel says why
         prefix = "scenario" if choice.variant is None else f"variants.{choice.variant}"
         line = card.line_of(f"{prefix}.{error.field}") if error.field else choice.line
         return [(line, f"{choice.label}: {error.message}")]
@@ -96,8 +107,18 @@ def _scenario_errors(card: Card, scenario: Scenario, choice: Choice) -> list[tup
                                                                   "is not a number the calculator derives here"))
     refusal = scenario.refusal
     if refusal and choice.must_start and not (card.space and card.space.refusals):
-        errors.append((choice.line, f"{{scenario}}: vLLM would refuse to start: {refusal['message']}"))
+        errors.append((choice.line, f"{{scenario}}: {_cannot(refusal)}"))
+    elif refusal and refusal["check"] in FIT_CHECKS and choice.variant is None and not choice.pool_rule:
+        # A card that teaches vLLM's refusals still cannot teach on a GPU its model does not fit.
+        errors.append((choice.line, f"{{scenario}}: {_cannot(refusal)}"))
     return errors
+
+
+def _cannot(refusal) -> str:
+    """A scenario that cannot start, as the checker says it: the fit's verdict, or vLLM's refusal."""
+    check = refusal["check"] if isinstance(refusal, dict) else refusal.check
+    message = refusal["plain"] if isinstance(refusal, dict) else refusal.message
+    return message if check in FIT_CHECKS else f"vLLM would refuse to start: {message}"
 
 
 def _with_scenarios(message: str, labels: list[str]) -> str:

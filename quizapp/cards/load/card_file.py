@@ -24,6 +24,7 @@ from ..check.literals import literal_number_warnings
 from .filing import check_replaces, check_topic
 from .sections import build_sections
 from .source import read_card, split_card
+from .startable import startable_space
 
 
 def load_card(path: Path, display_path: str, full: bool = False) -> Card:
@@ -43,7 +44,7 @@ def load_card(path: Path, display_path: str, full: bool = False) -> Card:
     topic = check_topic(source, draft)
     scenario = check_scenario(source)
     variants = check_variants(source)
-    space = check_space(source, scenario, variants)
+    space = startable_space(source, scenario, check_space(source, scenario, variants), variants)
     sections = build_sections(source)
     answer = check_answer(source)
     pieces, compile_errors = compile_pieces(source, sections.pieces)

@@ -66,8 +66,15 @@ PROSE_NAMES = {
     "gpu_name": "the GPU as prose names it (L4, H100 80GB HBM3, RTX 4090), never its catalog id",
     "pool_rule": "the rule that sizes the pool: tokens (measured), bytes (a pin) or fraction (of a GPU)",
     "refused": "true when vLLM would refuse to start in this scenario (cards with space.refusals)",
-    "refusal_check": "which check refuses: max_model_len_within_model, one_request_fits or free_memory",
+    "refusal_check": "which check refuses: weights_fit, budget_fits or pool_fits (the fit), "
+                     "max_model_len_within_model, one_request_fits or free_memory",
     "refusal": "vLLM's own refusal message",
+    "fits": "true when the weights, the non-KV memory and the pool fit the scenario's GPU; false when they do "
+            "not; none without a GPU",
+    "fit_verdict": "the fit as a sentence: 'does not fit: 755.96 GiB of weights on one 22.49 GiB L4', or 'fits: …'",
+    "min_tensor_parallel_size": "when it does not fit: the smallest tensor_parallel_size the model's heads allow "
+                                "that fits (none if no size does)",
+    "min_gpu_memory_bytes": "when it does not fit: the GPU memory that would hold it at this tensor parallel size",
 }
 # Every name a card may use: calculator values, calculator inputs, prose names, functions.
 CARD_NAMES = frozenset(VALUES) | frozenset(FIELD_NAMES) | frozenset(PROSE_NAMES) | frozenset(CARD_FUNCTIONS)

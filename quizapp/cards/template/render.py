@@ -91,6 +91,12 @@ def render_piece(card: Card, key: str, scenario: Scenario, label: str = "this sc
     return RENDERED.put(cache_key, Rendered(to_html(text, piece.inline), piece.names, tuple(others)))
 
 
+# The values that describe a pool, which a scenario that does not fit its GPU cannot have.
+POOL_VALUES = frozenset(("pool_tokens", "pool_tokens_plain", "num_blocks", "kv_cache_memory_bytes", "users_fit",
+                         "max_concurrency", "user_concurrency", "max_model_len_estimate", "log_line",
+                         "stage_num_blocks"))
+
+
 class CalcValues:
     """What calc(...) returns: another scenario's values, read as attributes.
 
@@ -101,9 +107,16 @@ class CalcValues:
         self._result, self._label, self._record = result, label, record
 
     def __getattr__(self, name: str):
+        if name in ("fits", "fit_verdict"):  # whether that scenario fits its GPU (None without a GPU)
+            fit = self._result.fit
+            return None if fit is None else (fit.fits if name == "fits" else fit.verdict)
         quantity = self._result.values.get(name)
         if quantity is None:
             raise AttributeError(f"calc({self._label}) has no value {name!r}")
+        fit = self._result.fit
+        if name in POOL_VALUES and fit is not None and not fit.fits:
+            # A pool on a GPU its model does not fit is a deployment that cannot exist: no sentence states it.
+            raise CalcError(f"calc({self._label}).{name}: that scenario {fit.verdict}", None)
         self._record.append((self._label, name, quantity.derivation))
         return quantity.value
 

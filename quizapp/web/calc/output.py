@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from flask import current_app
 
-from ...calc import BY_NAME, CHECK_FIELDS, VALUES, Result, fmt, load_gpu
+from ...calc import BY_NAME, CHECK_FIELDS, FIT_CHECKS, VALUES, Result, fmt, load_gpu
 from ...calc.time.measured import runs, runs_on
 from ..charts import MARKER_DASHES, SEGMENT_OPACITY, stacked_bar
 from .roofline import STYLES, decode_chart, prefill_chart
@@ -37,13 +37,25 @@ def result_view(result: Result, charts: bool = True) -> dict:
                   "derivation": quantity.derivation}
                  for name, quantity in values.items() if name != "log_line"],
         "log_lines": values["log_line"].value.splitlines() if "log_line" in values else [],
+        "fit": fit_view(result),
         "refused": [{"check": c["check"], "message": c["message"], "field": CHECK_FIELDS.get(c["check"]),
-                     "flag": _flag(CHECK_FIELDS.get(c["check"]))} for c in refused],
+                     "flag": _flag(CHECK_FIELDS.get(c["check"])), "fit": c["check"] in FIT_CHECKS} for c in refused],
         "refusals": refusals_by_field(result),
         "notes": list(result.notes),
         "bar": memory_bar(result),
         "time": time_view(result, charts),
     }
+
+
+def fit_view(result: Result) -> dict | None:
+    """Whether the scenario fits its GPU, as the page says it first: the verdict, and what would make it
+    fit (the tensor parallel size a link sets, the GPU memory needed). None without a GPU."""
+    fit = result.fit
+    if fit is None:
+        return None
+    return {"fits": fit.fits, "verdict": fit.verdict[0].upper() + fit.verdict[1:] + ".",
+            "suggestion": fit.suggestion(), "tensor_parallel_size": fit.min_tensor_parallel_size,
+            "min_gpu_memory": fmt.gib(fit.min_gpu_memory_bytes) if fit.min_gpu_memory_bytes else None}
 
 
 def _flag(field: str | None) -> str | None:
@@ -71,7 +83,8 @@ def refusals_by_field(result: Result, prefix: str = "") -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for check in result.checks:
         field = CHECK_FIELDS.get(check["check"])
-        if not check["ok"] and field:
+        # A scenario that does not fit is said once, above the result, with what would make it fit.
+        if not check["ok"] and field and check["check"] not in FIT_CHECKS:
             found.setdefault(prefix + field, []).append(check["message"])
     return found
 
@@ -88,41 +101,48 @@ def value_text(result: Result, name: str) -> str:
 
 def memory_bar(result: Result) -> dict | None:
     """The GPU's memory as one bar: weights, non-KV memory, the KV pool, and the headroom above the
-    utilization ceiling. None when the scenario has no GPU total (nothing to draw it against)."""
+    utilization ceiling. None when the scenario has no GPU total (nothing to draw it against). A
+    scenario that does not fit is drawn past the GPU's total, with a line at the total and what overflows."""
     values = result.values
-    if "total_memory_bytes" not in values or "kv_cache_memory_bytes" not in values:
+    fit = result.fit
+    if "total_memory_bytes" not in values or ("kv_cache_memory_bytes" not in values and fit is None):
         return None
     total = values["total_memory_bytes"].value
     weights = result.inputs.weights_bytes if result.inputs.weights_bytes is not None else result.get("weights_bytes")
     other = result.inputs.non_kv_cache_memory_bytes
-    pool = values["kv_cache_memory_bytes"].value
+    pool = result.get("kv_cache_memory_bytes") or 0
     used = (weights or 0) + other + pool
     weights_why = ("given" if result.inputs.weights_bytes is not None else
                    "counted from the config" if weights is not None else "not counted")
     segments = [("Weights", weights or 0, weights_why),
                 ("Non-KV memory", other, "activations, CUDA graphs" if other else "not given: vLLM measures it"),
-                ("KV pool", pool, f"{result['num_blocks']:,} blocks" if "num_blocks" in values else "")]
+                ("KV pool", pool, f"{result['num_blocks']:,} blocks" if "num_blocks" in values else
+                 "none: nothing is left for it")]
     requested = result.get("requested_memory_bytes")
     markers = []
-    if requested is not None and result.inputs.kv_cache_memory_bytes is None:
-        segments.append(("Headroom", max(0, total - used), f"above gpu_memory_utilization "
-                                                          f"{values['gpu_memory_utilization'].text}"))
+    over = used > total or (fit is not None and not fit.fits)
+    if requested is not None and result.inputs.kv_cache_memory_bytes is None and result.inputs.pool_tokens is None:
+        segments.append(("Headroom", max(0, total - max(used, requested)) if over else max(0, total - used),
+                         f"above gpu_memory_utilization {values['gpu_memory_utilization'].text}"))
         markers.append((f"Utilization ceiling {fmt.gib(requested)}", requested / fmt.GIB))
     else:
         segments.append(("Free", max(0, total - used), "the rest of the GPU"))
     if result.inputs.free_memory_bytes is not None:
         markers.append((f"Free at start {fmt.gib(result.inputs.free_memory_bytes)}",
                         result.inputs.free_memory_bytes / fmt.GIB))
+    scale = max(total, used)
+    if used > total:
+        markers.append((f"The GPU's total {fmt.gib(total)}", total / fmt.GIB))
     svg = stacked_bar([(label, value / fmt.GIB) for label, value, _ in segments],
-                      f"GPU memory: {fmt.gib(total)}", total=total / fmt.GIB, unit="GiB", markers=markers,
-                      width=480, description=f"How the {fmt.gib(total)} of one GPU is spent.")
+                      f"GPU memory: {fmt.gib(total)}", total=scale / fmt.GIB, unit="GiB", markers=markers,
+                      width=480, description=f"How the {fmt.gib(total)} of one GPU is spent"
+                      + (f"; {fmt.gib(used - total)} more than it holds." if used > total else "."))
     legend = [{"label": label, "text": fmt.gib(value), "detail": detail,
                "opacity": SEGMENT_OPACITY[i % len(SEGMENT_OPACITY)]}
               for i, (label, value, detail) in enumerate(segments)]
-    over = used > total
     marked = [{"label": label, "dash": MARKER_DASHES[i % len(MARKER_DASHES)]} for i, (label, _) in enumerate(markers)]
-    return {"svg": svg, "legend": legend, "markers": marked, "over": over,
-            "total": fmt.gib(total)}
+    return {"svg": svg, "legend": legend, "markers": marked, "over": over, "total": fmt.gib(total),
+            "overflow": fmt.gib(used - total) if used > total else None}
 
 
 def time_view(result: Result, charts: bool = True) -> dict | None:

@@ -146,6 +146,7 @@ def build(raw: dict[str, str], config_text: str | None) -> dict:
         "general_error": general,
         "refusals": refusals,
         "view": result_view(result) if result else None,
+        "fit_url": _fit_url(raw, result) if result and not config_mode else None,
         "snippet": card_snippet(result.inputs) if result and not config_mode else None,
         "url": None if config_mode else calc_url(raw),
         "compare_url": None if config_mode else compare_url(raw),
@@ -153,6 +154,13 @@ def build(raw: dict[str, str], config_text: str | None) -> dict:
         "model_sources": MODEL_SOURCES,
         "status": 400 if (errors or general) else 200,
     }
+
+
+def _fit_url(raw: dict[str, str], result) -> str | None:
+    """This scenario at the tensor parallel size that makes it fit, when there is one."""
+    fit = result.fit
+    size = fit.min_tensor_parallel_size if fit is not None else None
+    return calc_url({**raw, "tensor_parallel_size": str(size)}) if size else None
 
 
 def _field_errors(raw: dict[str, str]) -> dict[str, CalcError]:
@@ -191,5 +199,7 @@ def _announcement(context: dict) -> str:
     if context["general_error"] or context["errors"]:
         return "Not calculated: " + (context["general_error"] or next(iter(context["errors"].values())))
     view = context["view"]
+    if view["fit"] and not view["fit"]["fits"]:
+        return f"Recalculated. {view['fit']['verdict']}"
     figures = ", ".join(f"{f['label']} {f['text']}" for f in view["figures"])
     return f"Recalculated. {figures}." + (" vLLM would refuse to start." if view["refused"] else "")

@@ -220,6 +220,10 @@ def _skipped(rows: int) -> str:
 
 def _plain_refusal(error: Exception) -> str:
     """An import refusal in words for the reader (ImportRefused's messages are written for readers)."""
-    if "not a quizapp progress export" in str(error) or str(error).startswith(("the file is ", "the file's first")):
-        return "Nothing imported: this file is not a quizapp export. Choose the file that “Export my progress” saved."
+    choose = "Choose the file that “Export my progress” saved."
+    if "not a quizapp progress export" in str(error):
+        return f"Nothing imported: this file is not a quizapp export. {choose}"
+    if str(error).startswith(("the file is ", "the file's first line is ")):  # not JSON, or nested far too deep
+        why = str(error).removeprefix("the file's first line ").removeprefix("the file ")
+        return f"Nothing imported: this file is not a quizapp export (it {why}). {choose}"
     return f"Nothing imported: {error}."

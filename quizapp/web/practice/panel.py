@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ...calc import BY_NAME, CalcError, fmt, gpu_entries, kv_cache_dtypes_for
+from ...calc import FIT_CHECKS
 from ...cards import Refused
 from ...cards.scenario import POOL_RULES
 
@@ -141,7 +142,8 @@ def message_for_people(error: CalcError) -> str:
     """An input error in a reader's words ("Pool tokens must be a positive whole number");
     vLLM's refusals keep vLLM's words."""
     if isinstance(error, Refused):
-        return f"vLLM would refuse to start: {error.message}"
+        # The fit's message is a verdict already ("Does not fit: …", then what would fit, then vLLM's words).
+        return error.message if error.check in FIT_CHECKS else f"vLLM would refuse to start: {error.message}"
     field, message = error.field, error.message
     label = _plain_label(field)
     if field in BY_NAME and BY_NAME[field].kind in ("int", "bytes") and re.search(

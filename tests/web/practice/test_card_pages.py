@@ -113,7 +113,7 @@ def test_fp8_says_72_kib(reader):
 @pytest.mark.parametrize("query, old, stage", [
     ("?max_model_len=4096", "8,192", "question"),
     ("?max_model_len=4096", "2.94", "question"),
-    ("?model=Qwen/Qwen3-32B", "24,096", "short"),
+    ("?model=meta-llama/Llama-3.2-3B-Instruct", "24,096", "short"),
     ("?prompt_tokens=1024", "37", "short"),
     ("?model=mistralai/Mistral-7B-Instruct-v0.3", "144 KiB", "full"),
     ("?kv_cache_dtype=fp8", "96 KiB", "full"),
