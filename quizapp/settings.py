@@ -23,7 +23,8 @@ Setting = namedtuple("Setting", ("name", "default", "help"))
 
 SETTINGS = (
     Setting("DATABASE", "quizapp.sqlite",
-            "the SQLite file progress is kept in (default instance/quizapp.sqlite; serve --db)"),
+            "where progress and interviews are kept: a SQLite file (default instance/quizapp.sqlite), or a "
+            "postgresql:// URL that several servers share (QUIZAPP_DATABASE; serve --db)"),
     Setting("QUESTIONS_DIR", str(ROOT / "questions"), "the folder of question cards (serve --questions)"),
     Setting("BANK_REFRESH_SECONDS", 1.0,
             "how often the bank looks for changed card files (one look stats every file)"),
@@ -45,11 +46,16 @@ SETTINGS = (
             "so every export imports again"),
     Setting("MAX_CONTENT_LENGTH", None,
             "Flask's: the largest request body (default: the import limit and 1 MiB of form around it)"),
-    Setting("AUTHOR_TOOLS", True,
-            "the author tools (every stage of every card) and interview-only cards: open on a loopback "
-            'address and behind AUTHOR_TOKEN elsewhere (True), behind the token everywhere ("token"), off (False)'),
+    Setting("AUTHOR_TOOLS", "auto",
+            'the author tools (every stage of every card) and interview-only cards: "auto" opens them to a '
+            "reader at this machine (a loopback address, not --behind-proxy, no forwarded client elsewhere) "
+            "and asks everyone else for AUTHOR_TOKEN; set explicitly it wins: True opens them on any loopback "
+            'address, "token" asks for the token everywhere, False turns them off'),
     Setting("AUTHOR_TOKEN", None, "the author token (default: quizapp serve makes one when the server needs it)"),
     Setting("SERVER_HOST", "127.0.0.1", "the address the server listens on (serve --host)"),
+    Setting("TRUSTED_HOSTS", None,
+            "Flask's: the names a request's Host may give, any other a 400 (default: the bound address, and "
+            "localhost on a loopback one; any name on 0.0.0.0; behind a proxy the host it forwards)"),
     Setting("INTERVIEW_STREAM_SECONDS", 25,
             "how long a candidate's event stream stays open before the browser reconnects"),
     Setting("INTERVIEW_STREAMS", 2,

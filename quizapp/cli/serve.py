@@ -12,7 +12,8 @@ from .errors import fail
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
-@click.option("--db", "db_path", default=None, help="SQLite file (default: instance/quizapp.sqlite)")
+@click.option("--db", "db_path", default=None,
+              help="SQLite file, or a postgresql:// URL shared by several servers (default: instance/quizapp.sqlite)")
 @click.option("--questions", "questions_dir", default=None, help="folder of question cards (default: questions/)")
 @click.option("--workers", default=2, show_default=True, type=int, help="worker processes")
 @click.option("--threads", default=4, show_default=True, type=int, help="threads per worker")
@@ -23,10 +24,11 @@ from .errors import fail
 def serve(host, port, db_path, questions_dir, workers, threads, dev, secure_cookies, behind_proxy):
     """Serve the app (gunicorn, several workers) on HOST:PORT."""
     from .. import create_app
+    from ..progress.db.connection import is_postgres, shown_database
 
     overrides = {"SERVER_HOST": host}
     if db_path:
-        overrides["DATABASE"] = str(Path(db_path).resolve())
+        overrides["DATABASE"] = db_path if is_postgres(db_path) else str(Path(db_path).resolve())
     if questions_dir:
         overrides["QUESTIONS_DIR"] = str(Path(questions_dir).resolve())
     # Only when given: without the flag, instance/config.py or QUIZAPP_* may still turn them on.
@@ -36,7 +38,7 @@ def serve(host, port, db_path, questions_dir, workers, threads, dev, secure_cook
         overrides["BEHIND_PROXY"] = True
     # On top of instance/config.py and QUIZAPP_* settings, which still apply.
     app = create_app(overrides)
-    click.echo(f"quizapp serving on http://{host}:{port}/ (database {app.config['DATABASE']})")
+    click.echo(f"quizapp serving on http://{host}:{port}/ (database {shown_database(app.config['DATABASE'])})")
     link = _author_link(app, host, port, dev)
     if link:
         click.echo(f"Author tools and interview-only cards need the author token; open once: {link}")

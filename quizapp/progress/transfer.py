@@ -8,7 +8,6 @@ carries (``quota``), so every export imports again.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Collection, Mapping
 from datetime import datetime, timezone
@@ -18,8 +17,8 @@ from sqlite_utils import Database
 from ..fields import depth, encodable, unencodable_path
 from . import events, quota, scheduling
 from .clock import iso, parse_iso
-from .db.connection import write
-from .db.writer_turn import is_busy
+from .db.connection import OPERATIONAL_ERRORS, is_busy, write
+from .db.statements import dicts
 from .db.stored_json import dump_object
 from .learners import display_name, ensure_learner, get_learner, name_if_unnamed
 
@@ -39,12 +38,11 @@ def export(db: Database, learner_id: str) -> dict:
     """The learner's row, events and review log, as ``import_progress`` reads them back."""
     learner = get_learner(db, learner_id) or {"id": learner_id, "display_name": None, "created_at": None}
     data = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "learner": learner}
-    for table in TABLES:
-        rows = list(db[table].rows_where("learner_id = ?", [learner_id], order_by="rowid"))
-        for row in rows:
-            row.pop("learner_id", None)
-            row.pop("id", None)
-        data[table] = rows
+    # In the order stored: the events by rowid (SQLite's, and a column of that name on PostgreSQL:
+    # ``postgres_schema``), the reviews by their id.
+    for table, columns, order in (("events", events.EXPORTED, "rowid"), ("review_log", scheduling.EXPORTED, "id")):
+        data[table] = dicts(db, f"SELECT {', '.join(columns)} FROM {table} WHERE learner_id = ? ORDER BY {order}",
+                            [learner_id])
     return data
 
 
@@ -100,7 +98,7 @@ def import_progress(db: Database, learner_id: str, data, known_cards: Collection
     except quota.ProfileFull as full:
         raise ImportRefused(f"{full.message} (this file would have taken it past that, so none of it was "
                             "written)") from None
-    except sqlite3.OperationalError as error:
+    except OPERATIONAL_ERRORS as error:
         if not is_busy(error):  # only the write lock staying taken past the busy timeout is the file's to retry
             raise
         raise ImportRefused(f"the database stayed busy ({error}), so none of the file was written; "

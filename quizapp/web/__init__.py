@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from flask import Flask, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException
+from flask import Flask, Response, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException, SecurityError
 
 from ..calc import CalcError, FieldError
 from ..cards import OutOfOrder
@@ -66,6 +66,9 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException):
+        if isinstance(error, SecurityError):
+            # A Host outside TRUSTED_HOSTS: no URL can be built for it, so no page is rendered.
+            return Response("Bad request: this Host header names another server.\n", 400, mimetype="text/plain")
         if isinstance(error, storage.BrokenCard) and not wants_json():
             return author.broken_card_page(error), error.code
         if wants_json():

@@ -1,11 +1,14 @@
 """Who may use the author tools, which show every answer, and see interview-only cards.
 
-The rule: open to everyone when the server listens on a loopback address, where every reader
-sits at this machine; on any other address a reader needs the author token, which
+The rule (``AUTHOR_TOOLS = "auto"``, the default): open to a reader at this machine, that is
+a server listening on a loopback address, not behind a proxy, reached by a request that names
+no forwarded client other than a loopback one; everyone else needs the author token, which
 ``quizapp serve`` prints at start (as a notebook server does) or ``QUIZAPP_AUTHOR_TOKEN`` sets.
-``?token=`` on any URL, once, marks the reader's session. ``AUTHOR_TOOLS = False`` turns the
-tools off for everyone; ``AUTHOR_TOOLS = "token"`` asks for the token on any address (a
-server behind a proxy on the same machine sees every reader as local).
+A proxy normally forwards to 127.0.0.1: only the bound address deciding "loopback" had opened
+every answer to the internet behind ``--behind-proxy`` (issue 21). ``?token=`` on any URL, once,
+marks the reader's session. Set explicitly, the setting wins: ``True`` opens the tools whenever
+the server listens on a loopback address (whatever a proxy forwards), ``"token"`` asks for the
+token on any address, ``False`` turns the tools off for everyone.
 """
 
 from __future__ import annotations
@@ -37,10 +40,47 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+# Headers by which a proxy names the client it forwards for.
+FORWARDED_HEADERS = ("X-Forwarded-For", "Forwarded", "X-Real-IP")
+
+
 def needs_token(app: Flask) -> bool:
-    """Whether this server asks readers for the author token (it prints one at start when it does)."""
+    """Whether this server asks every reader for the author token (it prints one at start when
+    it does). In "auto" mode a loopback server still asks a request forwarded for another client."""
     mode = app.config["AUTHOR_TOOLS"]
-    return bool(mode) and (mode == "token" or not is_loopback(app.config.get("SERVER_HOST")))
+    if not mode:
+        return False
+    if mode == "token":
+        return True
+    loopback = is_loopback(app.config.get("SERVER_HOST"))
+    if mode == "auto":
+        return not loopback or bool(app.config.get("BEHIND_PROXY"))
+    return not loopback
+
+
+def forwarded_for_another_client() -> bool:
+    """Whether this request names a forwarded client that is not at this machine (a proxy in
+    front that the server was not told about), or comes from one."""
+    if request.remote_addr and not is_loopback(request.remote_addr):
+        return True
+    for name in FORWARDED_HEADERS:
+        for value in request.headers.getlist(name):
+            if name == "Forwarded":
+                addresses = [part.split("=", 1)[1] for field in value.split(",") for part in field.split(";")
+                             if part.strip().lower().startswith("for=")]
+            else:
+                addresses = value.split(",")
+            if any(not is_loopback(_address(address)) for address in addresses):
+                return True
+    return False
+
+
+def _address(text: str) -> str:
+    """An address as a forwarding header writes it: quoted, bracketed, with a port."""
+    text = text.strip().strip('"')
+    if text.startswith("["):
+        return text[1:text.find("]")] if "]" in text else text
+    return text.rsplit(":", 1)[0] if text.count(":") == 1 else text
 
 
 def author_access() -> bool:
@@ -54,7 +94,7 @@ def _decide() -> bool:
     config = current_app.config
     if not config["AUTHOR_TOOLS"]:
         return False
-    if not needs_token(current_app):
+    if not needs_token(current_app) and not (config["AUTHOR_TOOLS"] == "auto" and forwarded_for_another_client()):
         return True
     token = config.get("AUTHOR_TOKEN")
     marked = session.get(SESSION_KEY)

@@ -11,6 +11,12 @@
 - Behind a reverse proxy (``BEHIND_PROXY``, ``serve --behind-proxy``) the scheme, host and
   client address are the proxy's ``X-Forwarded-*``: the origin check compares with the
   address the reader used, and Flask-WTF checks the Referer of an HTTPS post.
+- The Host header must name this server (Flask's ``TRUSTED_HOSTS``), or a page on another
+  name that resolves to this machine (DNS rebinding) could read and post as a local reader:
+  by default the bound address and ``localhost`` on a loopback address, the bound address on
+  another one (any name on a wildcard address such as 0.0.0.0), and behind a proxy the host the
+  proxy forwards (``X-Forwarded-Host``), a request reaching the server directly being held to
+  the bound address. A foreign Host is a 400.
 - Every response carries a Content-Security-Policy with no inline script or style (so
   templates keep script and style in ``static/``), cannot be framed, is not sniffed, and
   sends no address to other sites.
@@ -23,6 +29,9 @@ from urllib.parse import urlsplit
 from flask import Flask, Response, abort, current_app, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.middleware.proxy_fix import ProxyFix
+from werkzeug.sansio.utils import host_is_trusted
+
+from .access import is_loopback
 
 csrf = CSRFProtect()
 
@@ -118,10 +127,41 @@ def _origin(url: str) -> tuple[str, str, int] | None:
     return parts.scheme.lower(), parts.hostname.lower(), port
 
 
+def own_hosts(bound: str | None) -> list[str] | None:
+    """The names a Host header may give for a server bound to ``bound``: the address and, on a
+    loopback one, ``localhost`` and 127.0.0.1; None (any) for a wildcard address, which answers
+    on names it cannot know. An IPv6 literal cannot be matched by werkzeug's check (it compares
+    the part before the first colon), so an IPv6 loopback server trusts its IPv4 names only and
+    is reached as localhost."""
+    bound = (bound or "").strip("[]")
+    if bound in ("", "0.0.0.0", "::"):
+        return None
+    names = [] if ":" in bound else [bound]
+    if is_loopback(bound):
+        names += [name for name in ("localhost", "127.0.0.1") if name not in names]
+    return names
+
+
+def check_host() -> None:
+    """Behind a proxy without TRUSTED_HOSTS: the host the proxy forwards is its to decide; a
+    request that reaches the server without one (directly, not through the proxy) must name
+    the bound address."""
+    original = request.environ.get("werkzeug.proxy_fix.orig", {})
+    if request.headers.get("X-Forwarded-Host") or not original:
+        return
+    trusted = own_hosts(current_app.config.get("SERVER_HOST"))
+    if trusted is not None and not host_is_trusted(original.get("HTTP_HOST"), trusted):
+        abort(400, description="Refused: this request's Host header names another server.")
+
+
 def init_app(app: Flask) -> None:
     proxies = int(app.config["BEHIND_PROXY"])
     if proxies:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies, x_port=proxies)
+        if app.config.get("TRUSTED_HOSTS") is None:
+            app.before_request(check_host)
+    elif app.config.get("TRUSTED_HOSTS") is None:
+        app.config["TRUSTED_HOSTS"] = own_hosts(app.config.get("SERVER_HOST"))
     # The token never expires within a session: a card page left open for a day still reveals.
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
     # Checked in check_request, which exempts /api/ by path, so an API added later is covered too.

@@ -13,7 +13,7 @@ from werkzeug.exceptions import NotFound
 
 from ..cards import Bank, Card, Diagnostic
 from ..progress import learners
-from ..progress.db.connection import connect
+from ..progress.db.connection import close, connect, rollback
 from .access import author_access
 
 
@@ -34,7 +34,7 @@ def _thread_connection(path: str):
         old = getattr(_thread, "db", None)
         _thread.db = _thread.path = None
         if old is not None:
-            old.conn.close()
+            close(old)
         _thread.db, _thread.path = connect(path, migrate=False), path
     return _thread.db
 
@@ -56,16 +56,17 @@ def get_bank() -> Bank:
 
 
 def get_card(card_id: str) -> Card:
-    """The card with this id, or a 404 that names it. With author tools on, the 404 of a card
-    whose file does not load is a BrokenCard that says what is wrong with it. The old id of a card
-    merged into another (its ``replaces``) is a 308 to the same URL under the successor's id: a
-    link, a bookmark, a form posted from an old page and the values API all reach it."""
+    """The card with this id, or a 404 that names it. To a reader the author tools are open to,
+    the 404 of a card whose file does not load is a BrokenCard that says what is wrong with it. The
+    old id of a card merged into another (its ``replaces``) is a 308 to the same URL under the
+    successor's id: a link, a bookmark, a form posted from an old page and the values API all reach it."""
     bank = get_bank()
     card = bank.get(card_id)
     if card is None and card_id in bank.aliases:
         raise RequestRedirect(_with_card_id(card_id, bank.aliases[card_id]))
     if card is None:
-        broken = bank.broken().get(card_id) if current_app.config["AUTHOR_TOOLS"] else None
+        # Its diagnostics quote the card, an interview-only one too: for authors only (issue 21).
+        broken = bank.broken().get(card_id) if author_access() else None
         if broken:
             raise BrokenCard(card_id, broken)
         abort(404, description=f"There is no card {card_id!r} in the question bank.")
@@ -96,8 +97,8 @@ def close_db(_error=None):
     request, outside any transaction (an error mid-write has rolled back already; this is the
     belt to that brace)."""
     db = g.pop("db", None)
-    if db is not None and db.conn.in_transaction:
-        db.conn.rollback()
+    if db is not None:
+        rollback(db)
 
 
 def learner_id() -> str:
@@ -144,4 +145,4 @@ def init_app(app: Flask) -> None:
     app.before_request(ensure_learner)
     app.jinja_env.globals["new_event_id"] = new_event_id
     # Apply migrations once at start (gunicorn forks workers from the app made here).
-    connect(app.config["DATABASE"]).conn.close()
+    close(connect(app.config["DATABASE"]))

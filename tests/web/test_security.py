@@ -242,6 +242,7 @@ class TestJsonApi:
         assert response.status_code == 201
 
     def test_the_origin_is_compared_with_the_host_asked_for(self, client):
+        client.application.config["TRUSTED_HOSTS"] = ["quiz.example"]  # a server of that name
         response = client.post("/api/progress/events", json=EVENT, base_url="http://quiz.example:8080",
                                headers={"Origin": "http://quiz.example:8080"})
         assert response.status_code == 201
@@ -279,3 +280,36 @@ class TestBehindAProxy:
         response = client.post("/me/name", data={"display_name": "Ada"}, headers=self.BROWSER)
         assert response.status_code == 403
         assert "--behind-proxy" in response.text
+
+
+# Issue 21: the Host header was never checked, so a DNS-rebinding page could read and post to a loopback server.
+def test_a_foreign_host_is_a_400_on_a_loopback_server(client, interviewer):
+    csrf = interviewer.csrf()
+    body = {"candidate": "Ada", "role": "x", "cards": ["kv-pool-users"]}
+    foreign = {"Host": "evil.example:5000", "Origin": "http://evil.example:5000", "X-CSRFToken": csrf}
+    assert client.post("/api/interviews", json=body, headers=foreign).status_code == 400
+    assert client.get("/author/", headers={"Host": "evil.example:5000"}).status_code == 400
+    for host in ("localhost:5000", "127.0.0.1:5000", "localhost"):
+        assert client.get("/", headers={"Host": host}).status_code == 200, host
+
+
+def test_trusted_hosts_default_to_the_bound_address(tmp_path, questions_dir):
+    from quizapp.web.security import own_hosts
+
+    assert own_hosts("127.0.0.1") == ["127.0.0.1", "localhost"]
+    assert own_hosts("10.1.2.3") == ["10.1.2.3"] and own_hosts("0.0.0.0") is None
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"), "QUESTIONS_DIR": str(questions_dir),
+                      "SERVER_HOST": "10.1.2.3"})
+    assert app.test_client().get("/", headers={"Host": "10.1.2.3:5000"}).status_code == 200
+    assert app.test_client().get("/", headers={"Host": "evil.example"}).status_code == 400
+
+
+def test_behind_a_proxy_the_forwarded_host_decides_and_a_direct_request_names_the_bound_address(tmp_path,
+                                                                                                 questions_dir):
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"), "QUESTIONS_DIR": str(questions_dir),
+                      "BEHIND_PROXY": 1})
+    client = app.test_client()
+    through = {"X-Forwarded-Host": "quiz.example.com", "X-Forwarded-Proto": "https", "Host": "127.0.0.1:5000"}
+    assert client.get("/", headers=through).status_code == 200
+    assert client.get("/", headers={"Host": "evil.example:5000"}).status_code == 400
+    assert client.get("/", headers={"Host": "127.0.0.1:5000"}).status_code == 200

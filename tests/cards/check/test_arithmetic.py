@@ -81,7 +81,9 @@ def test_a_huge_text_is_checked_in_linear_time():
     {"kv_cache_dtype": "fp8", "tensor_parallel_size": 2},
     {"gpu": "L4", "gpu_memory_utilization": 0.5, "free_memory_bytes": "10 GiB"},
     {"gpu": "L4", "max_model_len": 8192}, {"gpu": "L4", "kv_cache_memory_bytes": 10e9, "max_model_len": 8192},
-], ids=["plain", "B200", "pool", "fp8-tp2", "start-check", "L4-fit", "L4-pin-fit"])
+    {"gpu": "H100-80GB-SXM", "prompt_tokens": 2000, "output_tokens": 300, "batch_size": 8,
+     "cached_prefix_tokens": 1500, "num_speculative_tokens": 3, "acceptance_rate": 0.7},
+], ids=["plain", "B200", "pool", "fp8-tp2", "start-check", "L4-fit", "L4-pin-fit", "prefix-spec-chunks"])
 def test_every_derivation_of_the_calculator_holds(extra):
     """A card may print derivation(name): the checker must find the calculator's own arithmetic true."""
     from quizapp.calc import CalcError, calculate, model_ids

@@ -151,3 +151,67 @@ def test_serve_takes_the_token_from_the_environment_and_prints_none_on_loopback(
     assert "token=my-own-author-token" in capsys.readouterr().out
     main(["serve", "--db", str(tmp_path / "served.sqlite")])
     assert "?token=" not in capsys.readouterr().out
+
+
+# Issue 21: a proxy normally forwards to 127.0.0.1; the bound address alone had opened every answer.
+FORWARDED = {"X-Forwarded-For": "203.0.113.9", "X-Forwarded-Proto": "https", "X-Forwarded-Host": "quiz.example.com"}
+
+
+def sees_through_the_proxy(client, headers=FORWARDED) -> dict[str, int]:
+    return {path: client.get(path, headers=headers).status_code for path in ("/author/", f"/cards/{SECRET}")}
+
+
+def test_behind_a_proxy_on_loopback_the_author_tools_need_the_token(tmp_path, questions_dir):
+    app = make_app(tmp_path, questions_dir, BEHIND_PROXY=1, AUTHOR_TOKEN=TOKEN,
+                   TRUSTED_HOSTS=["quiz.example.com"])
+    client = app.test_client()
+    assert sees_through_the_proxy(client) == {"/author/": 403, f"/cards/{SECRET}": 404}
+    client.get(f"/?token={TOKEN}", headers=FORWARDED)
+    assert sees_through_the_proxy(client) == {"/author/": 200, f"/cards/{SECRET}": 200}
+
+
+@pytest.mark.parametrize("headers", [{"X-Forwarded-For": "203.0.113.9"}, {"X-Forwarded-For": "127.0.0.1, 198.51.100.4"},
+                                     {"Forwarded": 'for="[2001:db8::1]:4711";proto=https'},
+                                     {"X-Real-IP": "192.0.2.60"}])
+def test_a_forwarded_client_elsewhere_needs_the_token_even_without_the_proxy_setting(tmp_path, questions_dir,
+                                                                                       headers):
+    client = make_app(tmp_path, questions_dir, AUTHOR_TOKEN=TOKEN).test_client()
+    assert sees_through_the_proxy(client, headers) == {"/author/": 403, f"/cards/{SECRET}": 404}
+    local = {"X-Forwarded-For": "127.0.0.1", "Forwarded": "for=127.0.0.1"}
+    assert sees_through_the_proxy(client, local) == {"/author/": 200, f"/cards/{SECRET}": 200}
+
+
+def test_author_tools_set_explicitly_still_win(tmp_path, questions_dir):
+    client = make_app(tmp_path, questions_dir, BEHIND_PROXY=1, AUTHOR_TOOLS=True,
+                      TRUSTED_HOSTS=["quiz.example.com"]).test_client()
+    assert sees_through_the_proxy(client) == {"/author/": 200, f"/cards/{SECRET}": 200}
+
+
+def test_serve_behind_a_proxy_prints_the_token_link(tmp_path, monkeypatch, capsys, serve):
+    monkeypatch.delenv("QUIZAPP_AUTHOR_TOKEN", raising=False)
+    main(["serve", "--behind-proxy", "--secure-cookies", "--db", str(tmp_path / "served.sqlite")])
+    token = serve[0].config["AUTHOR_TOKEN"]
+    assert len(token) >= 43 and f"/author/?token={token}" in capsys.readouterr().out
+
+
+@pytest.fixture
+def broken_secret(tmp_path, questions_dir):
+    """An interview-only card whose file does not load: a copy of the secret card with a bad heading."""
+    text = (questions_dir / "live.md").read_text(encoding="utf-8").replace(f"id: {SECRET}", "id: kv-secret-broken2")
+    text = text.replace("## Short answer", "## The answer is MLA stores 576 values per token", 1)
+    assert "The answer is MLA" in text
+    (questions_dir / "kv-secret-broken2.md").write_text(text, encoding="utf-8")
+    return "kv-secret-broken2"
+
+
+@pytest.mark.parametrize("mode", ["token", "auto-public"])
+def test_a_broken_card_s_diagnostics_reach_only_an_author(tmp_path, questions_dir, broken_secret, mode):
+    config = {"AUTHOR_TOOLS": "token"} if mode == "token" else {"SERVER_HOST": "0.0.0.0"}
+    app = make_app(tmp_path, questions_dir, AUTHOR_TOKEN=TOKEN, **config)
+    stranger = app.test_client()
+    page = stranger.get(f"/cards/{broken_secret}")
+    assert page.status_code == 404 and "576 values" not in page.text and "error:" not in page.text
+    author = app.test_client()
+    author.get(f"/?token={TOKEN}")
+    page = author.get(f"/cards/{broken_secret}")
+    assert page.status_code == 404 and "576 values" in page.text
