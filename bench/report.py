@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-import re
 import platform
+import re
 import sqlite3
 import statistics
 import subprocess
