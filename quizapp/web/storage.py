@@ -8,6 +8,7 @@ from datetime import date
 from pathlib import Path
 
 from flask import Flask, abort, current_app, g, request, session
+from werkzeug.routing import RequestRedirect
 from werkzeug.exceptions import NotFound
 
 from ..cards import Bank, Card, Diagnostic
@@ -56,9 +57,13 @@ def get_bank() -> Bank:
 
 def get_card(card_id: str) -> Card:
     """The card with this id, or a 404 that names it. To a reader the author tools are open to,
-    the 404 of a card whose file does not load is a BrokenCard that says what is wrong with it."""
+    the 404 of a card whose file does not load is a BrokenCard that says what is wrong with it. The
+    old id of a card merged into another (its ``replaces``) is a 308 to the same URL under the
+    successor's id: a link, a bookmark, a form posted from an old page and the values API all reach it."""
     bank = get_bank()
     card = bank.get(card_id)
+    if card is None and card_id in bank.aliases:
+        raise RequestRedirect(_with_card_id(card_id, bank.aliases[card_id]))
     if card is None:
         # Its diagnostics quote the card, an interview-only one too: for authors only (issue 21).
         broken = bank.broken().get(card_id) if author_access() else None
@@ -66,6 +71,14 @@ def get_card(card_id: str) -> Card:
             raise BrokenCard(card_id, broken)
         abort(404, description=f"There is no card {card_id!r} in the question bank.")
     return card
+
+
+def _with_card_id(old: str, new: str) -> str:
+    """This request's URL with the path segment ``old`` (the card id) replaced by ``new``, its query kept."""
+    parts = request.path.split("/")
+    path = "/".join(new if part == old else part for part in parts)
+    query = request.query_string.decode("latin-1")
+    return path + (f"?{query}" if query else "")
 
 
 class BrokenCard(NotFound):
