@@ -39,6 +39,10 @@ def serve(host, port, db_path, questions_dir, workers, threads, dev, secure_cook
     # On top of instance/config.py and QUIZAPP_* settings, which still apply.
     app = create_app(overrides)
     click.echo(f"quizapp serving on http://{host}:{port}/ (database {shown_database(app.config['DATABASE'])})")
+    if is_postgres(app.config["DATABASE"]) and _own_secret(app):
+        click.echo("warning: this server signs cookies with its own instance/secret_key; give every server of "
+                   "the database the same QUIZAPP_SECRET_KEY, or a reader moved to another server starts over",
+                   err=True)
     link = _author_link(app, host, port, dev)
     if link:
         click.echo(f"Author tools and interview-only cards need the author token; open once: {link}")
@@ -51,6 +55,15 @@ def serve(host, port, db_path, questions_dir, workers, threads, dev, secure_cook
         run_gunicorn(app, host, port, workers, threads)
     except PortInUse as taken:
         fail(str(taken))
+
+
+def _own_secret(app) -> bool:
+    """Whether the cookie key is the one this machine made (instance/secret_key), not one given."""
+    path = Path(app.instance_path) / "secret_key"
+    try:
+        return path.read_text(encoding="utf-8").strip() == app.config["SECRET_KEY"]
+    except OSError:
+        return False
 
 
 def _author_link(app, host: str, port: int, dev: bool) -> str | None:
