@@ -12,6 +12,7 @@ import pytest
 from quizapp.cards import load_card
 from quizapp.cards.check.renders import plain_text
 from quizapp.cards.scenario import resolve_scenario
+from quizapp.cards.template.limits import render_budget
 from quizapp.cards.visibility import card_view
 
 from tests.paths import QUESTIONS
@@ -20,12 +21,13 @@ from tests.paths import QUESTIONS
 def rendered(card_id: str, variant: str | None = None, **overrides) -> str:
     """Every stage of the card, as plain text, in one scenario (a variant by name, and overrides)."""
     path = QUESTIONS / f"{card_id}.md"
-    card = load_card(path, str(path))
-    index = None if variant is None else [v.name for v in card.variants].index(variant)
-    scenario = resolve_scenario(card, index, overrides)
-    stages = {"short", "full", "wrong", "taught"} | {f"followup-{i}" for i in range(1, 10)} | {
-        f"followup-{i}-answer" for i in range(1, 10)}
-    view = card_view(card, scenario, stages, in_order=False)
+    with render_budget(120):  # the checker's budget, not a request's: this machine may be loaded
+        card = load_card(path, str(path))
+        index = None if variant is None else [v.name for v in card.variants].index(variant)
+        scenario = resolve_scenario(card, index, overrides)
+        stages = {"short", "full", "wrong", "taught"} | {f"followup-{i}" for i in range(1, 10)} | {
+            f"followup-{i}-answer" for i in range(1, 10)}
+        view = card_view(card, scenario, stages, in_order=False)
     parts = [view.question_html] + [s.html for s in view.stages if s.html]
     return re.sub(r"\s+", " ", plain_text("\n".join(parts)))
 
@@ -107,9 +109,10 @@ def test_fp8_weights_free_memory_for_the_cache_only_under_the_fraction_rule(vari
 
 def test_fp8_weights_free_memory_for_the_cache_under_the_fraction_rule():
     path = QUESTIONS / "kv-pool-users.md"
-    card = load_card(path, str(path))
-    scenario = resolve_scenario(card, None, {}, "fraction")
-    text = plain_text(card_view(card, scenario, {"short", "full"}).stage("full").html)
+    with render_budget(120):
+        card = load_card(path, str(path))
+        scenario = resolve_scenario(card, None, {}, "fraction")
+        text = plain_text(card_view(card, scenario, {"short", "full"}).stage("full").html)
     assert "Use FP8 weights to free memory that the cache can then take" in text
 
 
