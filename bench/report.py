@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import sqlite3
 import statistics
 import subprocess
@@ -339,6 +340,11 @@ def write_results(path: Path, info: dict, args, outcomes: list[Outcome], banks: 
                   "the statuses below rest on disturbed figures; run again on a quiet machine.", ""]
     lines += ["| target | figure | status |", "|---|---|---|"]
     lines += [f"| {t} | {f} | {s} |" for t, f, s in targets(summaries, banks)]
+    # bench/run --db's section (bench/servers.py) is its own run's: kept as it stands.
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    kept = re.search(r"<!-- servers -->.*?<!-- servers -->", old, re.S)
+    if kept:
+        lines += ["", kept.group(0)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 

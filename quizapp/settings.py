@@ -23,7 +23,8 @@ Setting = namedtuple("Setting", ("name", "default", "help"))
 
 SETTINGS = (
     Setting("DATABASE", "quizapp.sqlite",
-            "the SQLite file progress is kept in (default instance/quizapp.sqlite; serve --db)"),
+            "where progress and interviews are kept: a SQLite file (default instance/quizapp.sqlite), or a "
+            "postgresql:// URL that several servers share (QUIZAPP_DATABASE; serve --db)"),
     Setting("QUESTIONS_DIR", str(ROOT / "questions"), "the folder of question cards (serve --questions)"),
     Setting("BANK_REFRESH_SECONDS", 1.0,
             "how often the bank looks for changed card files (one look stats every file)"),

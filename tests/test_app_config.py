@@ -162,3 +162,18 @@ def test_behind_proxy_from_the_environment(instance, tmp_path, monkeypatch):
     monkeypatch.setenv("QUIZAPP_BEHIND_PROXY", "1")
     app = create_app({"DATABASE": str(tmp_path / "db.sqlite")})
     assert seen_by_the_app(app)["url"] == "https://quiz.example/probe"
+
+
+def test_the_database_comes_from_quizapp_database_or_serve_db(instance, database, monkeypatch, capsys):
+    """A SQLite file is made absolute; a postgresql:// URL is kept as given. On PostgreSQL a server
+    that signs cookies with a key of its own says so: its readers would start over on another server."""
+    monkeypatch.setenv("QUIZAPP_DATABASE", database)
+    assert create_app({"TESTING": True}).config["DATABASE"] == database
+    monkeypatch.delenv("QUIZAPP_DATABASE")
+    app = served_app(monkeypatch, "--db", database)
+    shared = database.startswith("postgresql://")
+    assert (app.config["DATABASE"] == database) if shared else app.config["DATABASE"].endswith(".sqlite")
+    assert ("QUIZAPP_SECRET_KEY" in capsys.readouterr().err) is shared
+    monkeypatch.setenv("QUIZAPP_SECRET_KEY", "k" * 64)
+    served_app(monkeypatch, "--db", database)
+    assert "warning" not in capsys.readouterr().err

@@ -24,6 +24,7 @@ from .card import Card
 from .diagnostics import CardError, Diagnostic
 from .index import CardEntry, read_entry, unreadable
 from .load.card_file import load_card
+from .load.filing import resolve_aliases
 from .load.front_matter import LEVELS
 from ..lru import LRU
 from .template.limits import render_budget
@@ -68,6 +69,7 @@ class Bank:
     folder: Path
     cards: dict[str, CardEntry] = field(default_factory=dict)  # the listing, by id
     drafts: dict[str, CardEntry] = field(default_factory=dict)  # cards marked draft: the author pages' only
+    aliases: dict[str, str] = field(default_factory=dict)  # an old id -> the listed card that replaces it
     diagnostics: list[Diagnostic] = field(default_factory=list)
     refresh_seconds: float = REFRESH_SECONDS
     frozen: bool = False  # a copy that never reloads (``public``)
@@ -121,7 +123,8 @@ class Bank:
         if listing is not self.cards:
             listing = self.cards
             cards = {card_id: entry for card_id, entry in listing.items() if not entry.interview_only}
-            copy = Bank(self.folder, cards, {}, self.diagnostics, frozen=True, _origin=self, _shared=self._shared)
+            copy = Bank(self.folder, cards, {}, {old: new for old, new in self.aliases.items() if new in cards},
+                        self.diagnostics, frozen=True, _origin=self, _shared=self._shared)
             self._public = (listing, copy)
         return copy
 
@@ -151,11 +154,11 @@ class Bank:
         cards in this order."""
         return sorted(self.cards.values(), key=learning_order)
 
-    def matching(self, role: str = "", tag: str = "", query: str = "") -> list[CardEntry]:
-        """Cards for a role and a tag (either may be empty) whose text holds every word of the query."""
+    def matching(self, role: str = "", tag: str = "", query: str = "", topic: str = "") -> list[CardEntry]:
+        """Cards for a role, a tag and a topic (each may be empty) whose text holds every word of the query."""
         words = list(dict.fromkeys(query.lower().split()))[:MAX_SEARCH_WORDS]
         return [c for c in self.sorted_cards()
-                if (not role or role in c.roles) and (not tag or tag in c.tags)
+                if (not role or role in c.roles) and (not tag or tag in c.tags) and (not topic or c.topic == topic)
                 and all(word in c.search_text() for word in words)]
 
     def roles(self) -> list[str]:
@@ -250,7 +253,8 @@ class Bank:
                                                   f"used by {taken.path}"))
                 elif not entry.problems:
                     (drafts if entry.draft else listing)[entry.id] = entry
-            self.cards, self.drafts, self.diagnostics = listing, drafts, diagnostics
+            aliases, problems = resolve_aliases((e.id, e.path, e.id_line, e.replaces) for e in listing.values())
+            self.cards, self.drafts, self.aliases, self.diagnostics = listing, drafts, aliases, diagnostics + problems
 
 
 LEVEL_RANKS = {level: rank for rank, level in enumerate(LEVELS)}

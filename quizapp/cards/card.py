@@ -75,6 +75,7 @@ class Card:
     order: int | None = None  # within its level, lower first
     draft: bool = False  # kept out of the bank, practice, print and export; the author pages list it
     topic: str | None = None  # a topics.TOPICS id (None only on a draft)
+    replaces: tuple[str, ...] = ()  # old card ids merged into this one (load.filing.check_replaces)
     warnings: list[Diagnostic] = field(default_factory=list)
 
     @property

@@ -21,7 +21,7 @@ from .card import Variant, search_text
 from .diagnostics import CardError, Diagnostic
 from .load.front_matter import check_draft, check_interview_only, check_listing, check_ordering, check_scenario, \
     check_space, check_variants
-from .load.filing import check_topic
+from .load.filing import check_replaces, check_topic
 from .load.sections import build_sections
 from .load.source import read_card, split_card
 from .load.startable import startable_space
@@ -50,6 +50,7 @@ class CardEntry:
     order: int | None = None  # within its level
     draft: bool = False  # only the author pages list it
     topic: str | None = None  # a topics.TOPICS id (None only on a draft)
+    replaces: tuple[str, ...] = ()  # old card ids merged into this one (load.filing.check_replaces)
     id_line: int = 1
     problems: bool = False
     content: str = field(default="", repr=False)  # content_key of the text it was read from
@@ -84,6 +85,7 @@ def _entry_from_text(text: str, file: Path, shown: str, mtime: float, key: str) 
     question = sections.pieces.get("question")
     draft = check_draft(source)
     return CardEntry(**listing, **check_ordering(source), draft=draft, topic=check_topic(source, draft),
+                     replaces=check_replaces(source),
                      path=shown, file=file,
                      mtime=mtime, levels=sorted({f.level for f in sections.follow_ups}), variants=variants,
                      scenario=scenario or {}, space=space, interview_only=interview_only,

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from ..calc import BY_NAME, CHECK_FIELDS, FIELD_NAMES, FIT_CHECKS, CalcError, Inputs, Result, attention_kind, calculate, fmt, \
     gpu_prose_name, parse_field, parse_inputs
 from .caches import COMPUTED, scenario_key
+from .space import Refused
 from ..fields import optional_whole_number
 
 if TYPE_CHECKING:
@@ -36,14 +37,6 @@ CLEARABLE = tuple(name for name in UNSETTABLE if name not in ("model", "kv_bytes
 DEFAULTS = vars(Inputs())
 # Inputs a reader may set from the page or the URL (a whole config.json is for the API).
 QUERY_FIELDS = tuple(name for name in FIELD_NAMES if name != "config")
-
-
-class Refused(CalcError):
-    """vLLM would refuse to start in the scenario a reader asked for: its own words, and the field."""
-
-    def __init__(self, check: str, message: str, field: str):
-        super().__init__(message, field)
-        self.check = check
 
 
 @dataclass
@@ -200,19 +193,19 @@ def fit_sentence(result: Result) -> str:
     return f"{text} vLLM says: \u201c{fit.vllm}\u201d" if fit.vllm else text
 
 
-def cannot_start(scenario: dict, changes: dict, refusals: bool = False) -> str | None:
-    """Why the scenario with ``changes`` applied cannot start (the calculator's error, the fit's
-    verdict, or, unless ``refusals``, vLLM's refusal); None when it can."""
+def cannot_start(scenario: dict, changes: dict, refusals: bool = False) -> tuple[str, str | None] | None:
+    """Why the scenario with ``changes`` applied cannot start, and the start check that says so (None for
+    the calculator's own error): the fit's verdict, or, unless ``refusals``, vLLM's refusal. None when it can."""
     try:
         merged, _ = apply_changes(normalised(scenario), normalised(changes))
         _, result = compute(parse_inputs(merged))
     except CalcError as error:
-        return error.message
+        return error.message, None
     if result.fit is not None and not result.fit.fits:
-        return result.fit.verdict
+        return result.fit.verdict, result.fit.check
     failed = next((c for c in result.checks if not c["ok"]), None)
     if failed is not None and not refusals:
-        return f"vLLM would refuse to start: {failed['message']}"
+        return f"vLLM would refuse to start: {failed['message']}", failed["check"]
     return None
 
 

@@ -27,12 +27,24 @@ INPUT_GROUPS = {"pool": POOL_INPUTS}
 NOT_FROM_A_PAGE = ("config",)
 
 
+class Refused(CalcError):
+    """The scenario a reader asked for cannot start: vLLM would refuse it (its own words), or it does
+    not fit its GPU (the verdict); ``check`` names the start check, and the field is marked."""
+
+    def __init__(self, check: str | None, message: str, field: str):
+        super().__init__(message, field)
+        self.check = check
+
+
 @dataclass(frozen=True)
 class ScenarioSpace:
     models: tuple[str, ...]  # catalog ids a reader may pick; empty for a measured bytes-per-token card
     inputs: tuple[str, ...]  # inputs a reader may change, in the calculator's order
     refusals: bool = False  # render a scenario vLLM refuses (the card teaches the refusal)
     kinds: tuple[str, ...] = ()  # the attention kinds the models were chosen by, if any
+    # Models of those kinds left out because they cannot start in the card's scenario, each with why
+    # (load.startable): a reader who asks for one is told why, not that the card is not written for it.
+    left_out: tuple[tuple[str, str, str | None], ...] = ()  # (model, why, the start check)
 
     def allows_input(self, name: str) -> bool:
         return name in self.inputs
@@ -48,6 +60,12 @@ class ScenarioSpace:
         model = overrides.get("model")
         # An id the catalog does not know is the calculator's to refuse, with its close ids.
         if model is not None and model not in self.models and model in model_ids():
+            left = next((entry for entry in self.left_out if entry[0] == model), None)
+            if left is not None:
+                message = f"{model} cannot start in this card's scenario, so the card does not offer it: {left[1]}"
+                if left[2] is None:
+                    raise CalcError(message, "model")
+                raise Refused(left[2], message, "model")
             raise CalcError(f"this card is not written for {model}: {self.describe_models()}", "model")
 
     def describe_models(self) -> str:

@@ -12,7 +12,8 @@ from .errors import fail
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
-@click.option("--db", "db_path", default=None, help="SQLite file (default: instance/quizapp.sqlite)")
+@click.option("--db", "db_path", default=None,
+              help="SQLite file, or a postgresql:// URL shared by several servers (default: instance/quizapp.sqlite)")
 @click.option("--questions", "questions_dir", default=None, help="folder of question cards (default: questions/)")
 @click.option("--workers", default=2, show_default=True, type=int, help="worker processes")
 @click.option("--threads", default=4, show_default=True, type=int, help="threads per worker (gthread workers)")
@@ -27,13 +28,14 @@ from .errors import fail
 def serve(host, port, db_path, questions_dir, workers, threads, worker_class, dev, secure_cookies, behind_proxy):
     """Serve the app (gunicorn, several workers) on HOST:PORT."""
     from .. import create_app
+    from ..progress.db.connection import is_postgres, shown_database
     from ..server import is_patched
 
     # A gevent server starts again patched first (server.py): that run says nothing twice.
     again = worker_class == "gevent" and not dev and is_patched()
     overrides = {"SERVER_HOST": host, "WORKER_CLASS": "dev" if dev else worker_class}
     if db_path:
-        overrides["DATABASE"] = str(Path(db_path).resolve())
+        overrides["DATABASE"] = db_path if is_postgres(db_path) else str(Path(db_path).resolve())
     if questions_dir:
         overrides["QUESTIONS_DIR"] = str(Path(questions_dir).resolve())
     # Only when given: without the flag, instance/config.py or QUIZAPP_* may still turn them on.
@@ -45,7 +47,11 @@ def serve(host, port, db_path, questions_dir, workers, threads, worker_class, de
     app = create_app(overrides)
     link = _author_link(app, host, port, dev)
     if not again:
-        click.echo(f"quizapp serving on http://{host}:{port}/ (database {app.config['DATABASE']})")
+        click.echo(f"quizapp serving on http://{host}:{port}/ (database {shown_database(app.config['DATABASE'])})")
+        if is_postgres(app.config["DATABASE"]) and _own_secret(app):
+            click.echo("warning: this server signs cookies with its own instance/secret_key; give every server of "
+                       "the database the same QUIZAPP_SECRET_KEY, or a reader moved to another server starts over",
+                       err=True)
         if link:
             click.echo(f"Author tools and interview-only cards need the author token; open once: {link}")
             if behind_proxy:
@@ -59,6 +65,15 @@ def serve(host, port, db_path, questions_dir, workers, threads, worker_class, de
         run_gunicorn(app, host, port, workers, threads, worker_class)
     except PortInUse as taken:
         fail(str(taken))
+
+
+def _own_secret(app) -> bool:
+    """Whether the cookie key is the one this machine made (instance/secret_key), not one given."""
+    path = Path(app.instance_path) / "secret_key"
+    try:
+        return path.read_text(encoding="utf-8").strip() == app.config["SECRET_KEY"]
+    except OSError:
+        return False
 
 
 def _author_link(app, host: str, port: int, dev: bool) -> str | None:

@@ -21,6 +21,7 @@ from typing import Iterable
 from sqlite_utils import Database
 
 from .clock import parse_iso
+from .db.statements import upsert
 from .db.stored_json import load_object
 
 # The events that end an attempt; the next event starts a new one.
@@ -167,6 +168,4 @@ def _load(db: Database, learner_id: str, card_id: str) -> Attempt | None:
 def _store(db: Database, learner_id: str, card_id: str, attempt: Attempt) -> None:
     values = {**{name: getattr(attempt, name) for name in COLUMNS}, "revealed": json.dumps(list(attempt.revealed)),
               "followups": json.dumps({stage: list(mark) for stage, mark in attempt.followups.items()})}
-    db.execute(f"INSERT OR REPLACE INTO attempts (learner_id, card_id, {', '.join(COLUMNS)}) "
-               f"VALUES (?, ?, {', '.join('?' for _ in COLUMNS)})",
-               [learner_id, card_id, *(values[column] for column in COLUMNS)])
+    upsert(db, "attempts", {"learner_id": learner_id, "card_id": card_id, **values}, ("learner_id", "card_id"))

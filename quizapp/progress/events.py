@@ -18,6 +18,7 @@ from . import attempts, quota, scheduling
 from .attempts import Attempt, current_attempt  # noqa: F401 (the web layer reads attempts from here)
 from .clock import iso, now_utc
 from .db.connection import write
+from .db.statements import insert_new
 from .learners import ensure_learner
 from .db.stored_json import dump_object, load_object
 
@@ -150,16 +151,10 @@ def insert_rows(db: Database, learner_id: str, rows: Iterable[dict]) -> int:
     (``record`` does that). Counted against the profile's quota (raises ``quota.ProfileFull``
     past it). Call inside a write transaction.
     """
-    added, size = [], 0
-    for row in rows:
-        cursor = db.execute(
-            "INSERT OR IGNORE INTO events (event_id, learner_id, card_id, kind, stage, value, detail, scenario, at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [row["event_id"], learner_id, row["card_id"], row["kind"], row["stage"], row["value"], row["detail"],
-             row["scenario"], row["at"]])
-        if cursor.rowcount:
-            added.append(row)
-            size += quota.row_bytes({key: row[key] for key in EXPORTED})
+    stored = insert_new(db, "events", [{"learner_id": learner_id, **{key: row[key] for key in EXPORTED}}
+                                       for row in rows], "event_id")
+    added = [{key: row[key] for key in EXPORTED} for row in stored]
+    size = sum(quota.row_bytes(row) for row in added)
     quota.count_stored(db, learner_id, len(added), size)
     attempts.apply(db, learner_id, added)
     return len(added)

@@ -25,6 +25,7 @@ from ..calc import FieldError
 from ..cards.rubric import SCORES
 from .clock import iso, now_utc, parse_iso
 from .db.connection import write
+from .db.statements import insert, insert_all
 from .db.stored_json import dump_object, load_object
 
 MAX_NAME = 200  # a candidate's name, a role
@@ -157,14 +158,14 @@ def create(db: Database, candidate: str, role: str, cards: list[PlannedCard],
     interviewer = new_token()
     created = Created(secrets.token_hex(8), interviewer, candidate_token(interviewer))
     with write(db):
-        db["interviews"].insert({
+        insert(db, "interviews", {
             "id": created.id, "interviewer_digest": digest(created.interviewer_token),
             "candidate_digest": digest(created.candidate_token), "candidate": candidate, "role": role,
             "created_at": iso(moment or now_utc()), "reason": "", "scratch": "", "version": 0,
             "candidate_version": 0})
-        db["interview_cards"].insert_all(
+        insert_all(db, "interview_cards", (
             {"interview_id": created.id, "position": position, "card_id": card.card_id, "variant": card.variant,
-             "overrides": dump_object(card.overrides)} for position, card in enumerate(cards))
+             "overrides": dump_object(card.overrides)} for position, card in enumerate(cards)))
     return created
 
 

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from sqlite_utils import Database
 
 from .clock import iso
-from .db.connection import write
+from .db.connection import lock, write
 
 LEARNER_ID = re.compile(r"^[0-9a-f]{32,64}$")
 
@@ -20,10 +20,14 @@ def new_learner_id() -> str:
 
 
 def ensure_learner(db: Database, learner_id: str, moment: datetime | None = None) -> None:
-    """Create the learner's row if it is not there. Call inside a write transaction."""
+    """Create the learner's row if it is not there, and hold it for the rest of the transaction:
+    every write of a learner's progress begins here, so two servers' writes for one learner
+    (an attempt read and rewritten, a schedule) run one after the other. Call inside a write
+    transaction."""
     created = iso(moment or datetime.now(timezone.utc))
-    db.execute("INSERT OR IGNORE INTO learners (id, display_name, created_at) VALUES (?, NULL, ?)",
+    db.execute("INSERT INTO learners (id, display_name, created_at) VALUES (?, NULL, ?) ON CONFLICT DO NOTHING",
                [learner_id, created])
+    lock(db, "learners", learner_id)
 
 
 def get_learner(db: Database, learner_id: str) -> dict | None:

@@ -17,7 +17,9 @@ from sqlite_utils import Database
 
 from ..cards.rubric import SCORES
 from .clock import iso, now_utc
-from .db.connection import write
+from .db import changes
+from .db.connection import lock, write
+from .db.statements import upsert
 from .db.stored_json import dump_object
 from .interviews import MAX_NOTE, MAX_NOTES, MAX_SCRATCH, NOTE_RULE, RECOMMENDATIONS, SCORE_RULE, InterviewError, text
 
@@ -28,10 +30,20 @@ MAX_STEPS = 20
 def _changed(db: Database, interview_id: str, for_candidate: bool = False) -> None:
     extra = ", candidate_version = candidate_version + 1" if for_candidate else ""
     db.execute(f"UPDATE interviews SET version = version + 1{extra} WHERE id = ?", [interview_id])
+    if for_candidate:
+        changes.notify(db, interview_id)  # the candidate's streams, on every server, wake when this commits
+
+
+def watch(db: Database, interview_id: str) -> changes.Watch:
+    """What a candidate's stream waits on between reads of the session: ``.wait()`` returns soon
+    after a change the candidate sees, written through any server (``db/changes``)."""
+    return changes.Watch(db, interview_id)
 
 
 def _open_session(db: Database, interview_id: str, card_id: str | None = None, live: bool = False) -> None:
-    """Inside a write: the session exists, holds the card, and (when ``live``) has not ended."""
+    """Inside a write: the session exists, holds the card, and (when ``live``) has not ended.
+    The session's row is this writer's until it commits (every change reads, then bumps ``version``)."""
+    lock(db, "interviews", interview_id)
     row = db.execute("SELECT ended_at FROM interviews WHERE id = ?", [interview_id]).fetchone()
     if row is None:
         raise InterviewError("there is no such session", None, 404)
@@ -75,7 +87,7 @@ def _on_screen(db: Database, table: str, interview_id: str, card_id: str, stage:
     with write(db):
         _open_session(db, interview_id, card_id, live=True)
         _show(db, interview_id, card_id, at)
-        added = db.execute(f"INSERT OR IGNORE INTO {table} (interview_id, card_id, stage, at) VALUES (?, ?, ?, ?)",
+        added = db.execute(f"INSERT INTO {table} (interview_id, card_id, stage, at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                            [interview_id, card_id, stage, at]).rowcount
         if added:
             _changed(db, interview_id, for_candidate=True)
@@ -91,8 +103,9 @@ def score(db: Database, interview_id: str, card_id: str, stage: str, value, mome
             db.execute("DELETE FROM interview_scores WHERE interview_id = ? AND card_id = ? AND stage = ?",
                        [interview_id, card_id, stage])
         else:
-            db.execute("INSERT OR REPLACE INTO interview_scores (interview_id, card_id, stage, score, at) "
-                       "VALUES (?, ?, ?, ?, ?)", [interview_id, card_id, stage, value, iso(moment or now_utc())])
+            db.execute("INSERT INTO interview_scores (interview_id, card_id, stage, score, at) VALUES (?, ?, ?, ?, ?) "
+                       "ON CONFLICT (interview_id, card_id, stage) DO UPDATE SET score = excluded.score, at = excluded.at",
+                       [interview_id, card_id, stage, value, iso(moment or now_utc())])
         _changed(db, interview_id)
 
 
@@ -102,8 +115,8 @@ def signal(db: Database, interview_id: str, card_id: str, name: str, heard: bool
     with write(db):
         _open_session(db, interview_id, card_id)
         if heard:
-            db.execute("INSERT OR IGNORE INTO interview_signals (interview_id, card_id, signal, at) "
-                       "VALUES (?, ?, ?, ?)", [interview_id, card_id, name, iso(moment or now_utc())])
+            db.execute("INSERT INTO interview_signals (interview_id, card_id, signal, at) "
+                       "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING", [interview_id, card_id, name, iso(moment or now_utc())])
         else:
             db.execute("DELETE FROM interview_signals WHERE interview_id = ? AND card_id = ? AND signal = ?",
                        [interview_id, card_id, name])
@@ -120,8 +133,8 @@ def add_note(db: Database, interview_id: str, note: str, card_id: str | None = N
         count = db.execute("SELECT COUNT(*) FROM interview_notes WHERE interview_id = ?", [interview_id]).fetchone()
         if count[0] >= MAX_NOTES:
             raise InterviewError(f"a session holds at most {MAX_NOTES} notes", "text")
-        note_id = db.execute("INSERT INTO interview_notes (interview_id, card_id, text, at) VALUES (?, ?, ?, ?)",
-                             [interview_id, card_id, note, at]).lastrowid
+        note_id = db.execute("INSERT INTO interview_notes (interview_id, card_id, text, at) VALUES (?, ?, ?, ?) "
+                             "RETURNING id", [interview_id, card_id, note, at]).fetchone()[0]
         _changed(db, interview_id)
     return {"id": note_id, "card_id": card_id, "text": note, "at": at}
 
@@ -209,6 +222,6 @@ def set_answer(db: Database, interview_id: str, card_id: str, answer, steps, mom
         typed["steps"][field] = text(value, f"steps.{field}", MAX_TYPED).strip()
     with write(db):
         _open_session(db, interview_id, card_id, live=True)
-        db.execute("INSERT OR REPLACE INTO interview_answers (interview_id, card_id, typed, at) VALUES (?, ?, ?, ?)",
-                   [interview_id, card_id, dump_object(typed), iso(moment or now_utc())])
+        upsert(db, "interview_answers", {"interview_id": interview_id, "card_id": card_id, "typed": dump_object(typed),
+                                         "at": iso(moment or now_utc())}, ("interview_id", "card_id"))
         _changed(db, interview_id)

@@ -15,6 +15,7 @@ from sqlite_utils import Database
 
 from . import quota
 from .clock import iso, parse_iso
+from .db.statements import dicts, insert, insert_new, upsert
 from .db.stored_json import load_object
 
 # The self-grades, in the order the grade form shows them: the one table that the form, the
@@ -45,7 +46,7 @@ def rating_name(value: int) -> str:
 
 
 def _state(db: Database, learner_id: str, card_id: str) -> dict | None:
-    rows = list(db["card_states"].rows_where("learner_id = ? AND card_id = ?", [learner_id, card_id]))
+    rows = dicts(db, "SELECT * FROM card_states WHERE learner_id = ? AND card_id = ?", [learner_id, card_id])
     return rows[0] if rows else None
 
 
@@ -71,7 +72,7 @@ def review(db: Database, learner_id: str, card_id: str, grade: Rating, moment: d
     card = Card.from_dict(json.loads(row["fsrs"])) if row else Card()
     card, reps, lapses = _advance(card, row["reps"] if row else 0, row["lapses"] if row else 0, grade, moment)
     state = _state_row(learner_id, card_id, card, reps, lapses, variant, moment)
-    db["card_states"].upsert(state, pk=("learner_id", "card_id"))
+    upsert(db, "card_states", state, ("learner_id", "card_id"))
     log_reviews(db, learner_id, [{"card_id": card_id, "rating": int(grade), "reviewed_at": iso(moment),
                                   "duration_ms": duration_ms, "event_id": event_id}])
     return state
@@ -85,17 +86,11 @@ def log_reviews(db: Database, learner_id: str, reviews: Iterable[dict]) -> int:
     ``rebuild`` for each of their cards. Counted against the profile's quota (raises
     ``quota.ProfileFull`` past it). Call inside a write transaction.
     """
-    added = size = 0
-    for row in reviews:
-        cursor = db.execute(
-            "INSERT OR IGNORE INTO review_log (learner_id, card_id, rating, reviewed_at, duration_ms, event_id) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            [learner_id, row["card_id"], row["rating"], row["reviewed_at"], row["duration_ms"], row["event_id"]])
-        if cursor.rowcount:
-            added += 1
-            size += quota.row_bytes({key: row[key] for key in EXPORTED})
-    quota.count_stored(db, learner_id, added, size)
-    return added
+    added = insert_new(db, "review_log", [{"learner_id": learner_id, **{key: row[key] for key in EXPORTED}}
+                                          for row in reviews], "event_id")
+    quota.count_stored(db, learner_id, len(added), sum(quota.row_bytes({key: row[key] for key in EXPORTED})
+                                                       for row in added))
+    return len(added)
 
 
 # A review as the export writes it (and the quota counts it).
@@ -115,8 +110,8 @@ def rebuild(db: Database, learner_id: str, card_id: str) -> None:
         moment = parse_iso(reviewed_at)
         card, reps, lapses = _advance(card, reps, lapses, Rating(grade), moment)
     if reps:
-        db["card_states"].insert(_state_row(learner_id, card_id, card, reps, lapses,
-                                            variant if isinstance(variant, int) else None, moment))
+        insert(db, "card_states", _state_row(learner_id, card_id, card, reps, lapses,
+                                             variant if isinstance(variant, int) else None, moment))
 
 
 def intervals(db: Database, learner_id: str, card_id: str, moment: datetime) -> dict[str, timedelta]:
@@ -145,7 +140,7 @@ def standing(row: dict | None, now: datetime) -> str:
 
 
 def states(db: Database, learner_id: str) -> dict[str, dict]:
-    return {row["card_id"]: row for row in db["card_states"].rows_where("learner_id = ?", [learner_id])}
+    return {row["card_id"]: row for row in dicts(db, "SELECT * FROM card_states WHERE learner_id = ?", [learner_id])}
 
 
 def is_mastered(row: dict) -> bool:

@@ -8,9 +8,8 @@ carries (``quota``), so every export imports again.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from datetime import datetime, timezone
 
 from sqlite_utils import Database
@@ -18,8 +17,8 @@ from sqlite_utils import Database
 from ..fields import depth, encodable, unencodable_path
 from . import events, quota, scheduling
 from .clock import iso, parse_iso
-from .db.connection import write
-from .db.writer_turn import is_busy
+from .db.connection import OPERATIONAL_ERRORS, is_busy, write
+from .db.statements import dicts
 from .db.stored_json import dump_object
 from .learners import display_name, ensure_learner, get_learner, name_if_unnamed
 
@@ -39,12 +38,11 @@ def export(db: Database, learner_id: str) -> dict:
     """The learner's row, events and review log, as ``import_progress`` reads them back."""
     learner = get_learner(db, learner_id) or {"id": learner_id, "display_name": None, "created_at": None}
     data = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "learner": learner}
-    for table in TABLES:
-        rows = list(db[table].rows_where("learner_id = ?", [learner_id], order_by="rowid"))
-        for row in rows:
-            row.pop("learner_id", None)
-            row.pop("id", None)
-        data[table] = rows
+    # In the order stored: the events by rowid (SQLite's, and a column of that name on PostgreSQL:
+    # ``postgres_schema``), the reviews by their id.
+    for table, columns, order in (("events", events.EXPORTED, "rowid"), ("review_log", scheduling.EXPORTED, "id")):
+        data[table] = dicts(db, f"SELECT {', '.join(columns)} FROM {table} WHERE learner_id = ? ORDER BY {order}",
+                            [learner_id])
     return data
 
 
@@ -53,14 +51,17 @@ class ImportRefused(ValueError):
     written whole; the message says why."""
 
 
-def import_progress(db: Database, learner_id: str, data, known_cards: Collection[str] | None = None) -> dict:
+def import_progress(db: Database, learner_id: str, data, known_cards: Collection[str] | None = None,
+                    renamed: Mapping[str, str] | None = None) -> dict:
     """Merge an export into this learner, all or nothing: events and reviews already here are skipped.
 
     ``data`` is the export's text (as ``dumps`` writes it, read one row at a time, so a large
     file never sits in memory as objects; any other JSON layout is parsed whole) or a parsed
     export. Every row is checked first (its types, text UTF-8 can hold, its detail's depth, its
     times), before anything is written: a bad file imports nothing. With ``known_cards`` (the
-    bank's ids), rows of other cards are left out and counted as ``"skipped"``. The rows are then
+    bank's ids), rows of other cards are left out and counted as ``"skipped"``; with ``renamed``
+    (the bank's old ids, each to the card that replaces it), the rows of an old id land on its
+    successor, before that is decided. The rows are then
     written in one transaction, in batches of ``BATCH_ROWS`` with a pause between them for
     other requests of this process, and each card's schedule is rebuilt once from its merged
     review log, so two machines' reviews of a card end in the state their reviews, in time
@@ -71,7 +72,8 @@ def import_progress(db: Database, learner_id: str, data, known_cards: Collection
     with ``known_cards``, how many were skipped. Raises ImportRefused.
     """
     source = _Source(data)
-    name, read, skipped = _checked_file(source, known_cards)
+    renamed = renamed or {}
+    name, read, skipped = _checked_file(source, known_cards, renamed)
     counts = {"events": 0, "reviews": 0, "read": read}
     if known_cards is not None:
         counts["skipped"] = skipped
@@ -85,7 +87,7 @@ def import_progress(db: Database, learner_id: str, data, known_cards: Collection
             if name:
                 name_if_unnamed(db, learner_id, name)
             for table, key, check, writer in writers:
-                for batch in _batches(source, table, check, now, known_cards):
+                for batch in _batches(source, table, check, now, known_cards, renamed):
                     counts[key] += writer(db, learner_id, batch)
                     if key == "reviews":
                         reviewed.update(row["card_id"] for row in batch)
@@ -96,7 +98,7 @@ def import_progress(db: Database, learner_id: str, data, known_cards: Collection
     except quota.ProfileFull as full:
         raise ImportRefused(f"{full.message} (this file would have taken it past that, so none of it was "
                             "written)") from None
-    except sqlite3.OperationalError as error:
+    except OPERATIONAL_ERRORS as error:
         if not is_busy(error):  # only the write lock staying taken past the busy timeout is the file's to retry
             raise
         raise ImportRefused(f"the database stayed busy ({error}), so none of the file was written; "
@@ -181,7 +183,7 @@ def _parse(text: str, where: str):
         raise ImportRefused(f"{where} holds a number of thousands of digits; an export's are short") from None
 
 
-def _checked_file(source: _Source, known_cards) -> tuple[str | None, int, int]:
+def _checked_file(source: _Source, known_cards, renamed: Mapping[str, str]) -> tuple[str | None, int, int]:
     """The learner's name, how many rows the file holds and how many are of unknown cards, after
     checking every row; raises ImportRefused at the first that is wrong."""
     data = source.header
@@ -208,15 +210,16 @@ def _checked_file(source: _Source, known_cards) -> tuple[str | None, int, int]:
         for index, row in enumerate(source.rows(table)):
             checked = check(row, f"{table}[{index}]", now)
             read += 1
-            skipped += known_cards is not None and checked["card_id"] not in known_cards
+            skipped += known_cards is not None and renamed.get(checked["card_id"], checked["card_id"]) not in known_cards
     return name, read, skipped
 
 
-def _batches(source: _Source, table: str, check, now: datetime, known_cards):
-    """The table's checked rows of known cards, BATCH_ROWS at a time."""
+def _batches(source: _Source, table: str, check, now: datetime, known_cards, renamed: Mapping[str, str]):
+    """The table's checked rows of known cards (an old id's under its successor's), BATCH_ROWS at a time."""
     batch = []
     for index, row in enumerate(source.rows(table)):
         checked = check(row, f"{table}[{index}]", now)
+        checked["card_id"] = renamed.get(checked["card_id"], checked["card_id"])
         if known_cards is None or checked["card_id"] in known_cards:
             batch.append(checked)
         if len(batch) >= BATCH_ROWS:

@@ -7,6 +7,7 @@ from werkzeug.exceptions import HTTPException, SecurityError
 
 from ..calc import CalcError, FieldError
 from ..cards import OutOfOrder
+from ..cards.topics import TOPICS
 from ..progress.events import EventError
 from ..progress.interviews import InterviewError
 from ..progress.quota import ProfileFull
@@ -41,6 +42,7 @@ def register(app: Flask) -> None:
     interview_api.init_app(app)
     # Macros that templates import see the globals, not a view's context: the grade form loops over this.
     app.jinja_env.globals["RATINGS"] = RATINGS
+    app.jinja_env.globals["TOPIC_TITLES"] = {topic.id: topic.title for topic in TOPICS}
     app.register_blueprint(api.bp)
     app.register_blueprint(learner.bp)
     app.register_blueprint(practice.bp)

@@ -7,11 +7,12 @@ from datetime import date
 from pathlib import Path
 
 from flask import Flask, abort, current_app, g, request, session
+from werkzeug.routing import RequestRedirect
 from werkzeug.exceptions import NotFound
 
 from ..cards import Bank, Card, Diagnostic
 from ..progress import learners
-from ..progress.db.connection import connect
+from ..progress.db.connection import close, connect, rollback
 from .access import author_access
 
 
@@ -36,7 +37,7 @@ def get_db():
 def _take_connection(path: str):
     if _idle_path[0] != path:
         while _idle:
-            _idle.pop().conn.close()
+            close(_idle.pop())
         _idle_path[0] = path
     try:
         return _idle.pop()
@@ -48,7 +49,7 @@ def _give_back(db, path: str) -> None:
     if path == _idle_path[0] and len(_idle) < MAX_IDLE:
         _idle.append(db)
     else:
-        db.conn.close()
+        close(db)
 
 
 def loaded_bank() -> Bank:
@@ -69,9 +70,13 @@ def get_bank() -> Bank:
 
 def get_card(card_id: str) -> Card:
     """The card with this id, or a 404 that names it. To a reader the author tools are open to,
-    the 404 of a card whose file does not load is a BrokenCard that says what is wrong with it."""
+    the 404 of a card whose file does not load is a BrokenCard that says what is wrong with it. The
+    old id of a card merged into another (its ``replaces``) is a 308 to the same URL under the
+    successor's id: a link, a bookmark, a form posted from an old page and the values API all reach it."""
     bank = get_bank()
     card = bank.get(card_id)
+    if card is None and card_id in bank.aliases:
+        raise RequestRedirect(_with_card_id(card_id, bank.aliases[card_id]))
     if card is None:
         # Its diagnostics quote the card, an interview-only one too: for authors only (issue 21).
         broken = bank.broken().get(card_id) if author_access() else None
@@ -79,6 +84,14 @@ def get_card(card_id: str) -> Card:
             raise BrokenCard(card_id, broken)
         abort(404, description=f"There is no card {card_id!r} in the question bank.")
     return card
+
+
+def _with_card_id(old: str, new: str) -> str:
+    """This request's URL with the path segment ``old`` (the card id) replaced by ``new``, its query kept."""
+    parts = request.path.split("/")
+    path = "/".join(new if part == old else part for part in parts)
+    query = request.query_string.decode("latin-1")
+    return path + (f"?{query}" if query else "")
 
 
 class BrokenCard(NotFound):
@@ -99,8 +112,7 @@ def close_db(_error=None):
     db = g.pop("db", None)
     if db is None:
         return
-    if db.conn.in_transaction:
-        db.conn.rollback()
+    rollback(db)
     _give_back(db, str(current_app.config["DATABASE"]))
 
 
@@ -148,4 +160,4 @@ def init_app(app: Flask) -> None:
     app.before_request(ensure_learner)
     app.jinja_env.globals["new_event_id"] = new_event_id
     # Apply migrations once at start (gunicorn forks workers from the app made here).
-    connect(app.config["DATABASE"]).conn.close()
+    close(connect(app.config["DATABASE"]))

@@ -54,7 +54,9 @@ class QuizappServer:
 
     def __init__(self, db: Path, log: Path, runtime_dir: Path, secret: str, workers: int = 2, threads: int = 4,
                  env: dict | None = None, options: tuple = ()):
-        self.db, self.log, self.workers, self.threads = Path(db), Path(log), workers, threads
+        # A SQLite file, or a postgresql:// URL (which a Path would mangle).
+        self.db = db if isinstance(db, str) and "://" in db else Path(db)
+        self.log, self.workers, self.threads = Path(log), workers, threads
         self.extra_env, self.options = dict(env or {}), tuple(options)
         self.runtime_dir, self.secret = Path(runtime_dir), secret
         self.port = 0
@@ -171,7 +173,7 @@ def start_server(tmp_path):
     runtime.mkdir(mode=0o700)
     secret = secrets.token_hex(32)
 
-    def start(db: Path | None = None, log: Path | None = None, **options) -> QuizappServer:
+    def start(db: Path | str | None = None, log: Path | None = None, **options) -> QuizappServer:
         server = QuizappServer(db or tmp_path / "quizapp.sqlite", log or tmp_path / f"server-{len(started)}.log",
                                runtime, secret, **options)
         started.append(server)

@@ -1,15 +1,16 @@
 import pytest
 
 from quizapp.progress import events
-from quizapp.progress.db.connection import connect
+from quizapp.progress.db.connection import close, connect
 from quizapp.progress.events import Event
 
 
 @pytest.fixture
-def db(tmp_path):
-    database = connect(tmp_path / "progress.sqlite")
-    yield database
-    database.conn.close()
+def db(database):
+    """The storage modules' connection, on each backend (``database`` in tests/conftest.py)."""
+    connection = connect(database)
+    yield connection
+    close(connection)
 
 
 LEARNER = "0123456789abcdef0123456789abcdef"

@@ -179,6 +179,7 @@ def test_the_migration_fills_the_table_from_the_events_stored_before_it(tmp_path
     assert as_kept(db, LEARNER, CARD) == said_by_events(db, LEARNER, CARD)
 
 
+@pytest.mark.sqlite_only("counts statements with SQLite's trace callback and triggers")
 def test_an_events_statements_do_not_grow_with_history(db):
     """Storing an event runs as many statements for a new learner as for one with 2,000 graded
     attempts and a current attempt of 1,000 reveals, and a handful at that; a stage revealed

@@ -4,6 +4,7 @@ import pytest
 
 from quizapp.progress import events, scheduling
 from quizapp.progress.events import Event, EventError, parse_event
+from tests.conftest import count_rows, table_rows
 
 from .conftest import LEARNER, OTHER
 
@@ -12,20 +13,20 @@ def test_same_event_id_is_stored_once(db):
     event = Event("evt-0000001", "kv-pool-users", "reveal", "short")
     assert events.record(db, LEARNER, event) is True
     assert events.record(db, LEARNER, event) is False
-    assert db["events"].count == 1
+    assert count_rows(db, "events") == 1
 
 
 def test_event_ids_are_per_learner(db):
     event = Event("evt-0000001", "kv-pool-users", "reveal", "short")
     assert events.record(db, LEARNER, event) and events.record(db, OTHER, event)
-    assert db["events"].count == 2
+    assert count_rows(db, "events") == 2
 
 
 def test_a_retried_grade_schedules_once(db):
     grade = Event("evt-grade-01", "kv-pool-users", "grade", value="good")
     events.record(db, LEARNER, grade)
     events.record(db, LEARNER, grade)
-    assert db["review_log"].count == 1
+    assert count_rows(db, "review_log") == 1
     assert scheduling.states(db, LEARNER)["kv-pool-users"]["reps"] == 1
 
 
@@ -35,7 +36,7 @@ def test_attempt_resets_after_grade(db):
     assert [e["stage"] for e in events.attempt_events(db, LEARNER, "c") if e["kind"] == "reveal"] == ["short"]
     events.record(db, LEARNER, Event("evt-grade-01", "c", "grade", value="easy"))
     assert events.attempt_events(db, LEARNER, "c") == []
-    log = list(db["review_log"].rows)[0]
+    log = table_rows(db, "review_log")[0]
     assert log["duration_ms"] is not None and log["duration_ms"] >= 0
 
 
@@ -62,7 +63,7 @@ def test_reusing_an_event_id_for_another_event_is_a_conflict(db):
     with pytest.raises(events.EventConflict) as error:
         events.record(db, LEARNER, Event("evt-0000001", "c", "grade", value="good"))
     assert error.value.field == "event_id" and error.value.status == 409
-    assert db["review_log"].count == 0
+    assert count_rows(db, "review_log") == 0
 
 
 def test_detail_values_must_be_plain(db):

@@ -9,6 +9,7 @@ from quizapp.progress.db.connection import connect, write
 from quizapp.progress.db.stored_json import dump_object
 from quizapp.progress.events import Event
 from quizapp.progress.db.migrations import migrations
+from tests.conftest import count_rows
 
 from .conftest import LEARNER, OTHER, some_progress
 
@@ -71,7 +72,7 @@ def test_a_write_past_the_quota_is_refused_and_rolled_back(db, monkeypatch):
     with pytest.raises(quota.ProfileFull) as full:
         events.record(db, LEARNER, Event("evt-rev-0002", "kv-pool-users", "reveal", "full"))
     assert full.value.status == 413 and "export it" in full.value.message
-    assert db["events"].count == 2 and quota.usage(db, LEARNER) == before and before[0] == 3
+    assert count_rows(db, "events") == 2 and quota.usage(db, LEARNER) == before and before[0] == 3
 
 
 def test_forget_frees_the_profile(db):

@@ -63,8 +63,8 @@ class BrowserClient(FlaskClient):
 
 
 @pytest.fixture
-def app(tmp_path, questions_dir):
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "test.sqlite"),
+def app(database, questions_dir):
+    app = create_app({"TESTING": True, "DATABASE": database,
                       "QUESTIONS_DIR": str(questions_dir)})
     app.test_client_class = BrowserClient
     return app

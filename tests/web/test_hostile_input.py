@@ -76,8 +76,8 @@ def test_poisoned_verdict_cannot_break_the_dashboard(client):
     assert client.get("/progress").status_code == 200
 
 
-def test_author_tools_can_be_turned_off(tmp_path, questions_dir):
-    client = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"), "AUTHOR_TOOLS": False,
+def test_author_tools_can_be_turned_off(database, tmp_path, questions_dir):
+    client = create_app({"TESTING": True, "DATABASE": database, "AUTHOR_TOOLS": False,
                          "QUESTIONS_DIR": str(questions_dir)}).test_client()
     assert client.get("/author/cards/kv-pool-users").status_code == 404
     assert client.get("/api/cards/kv-pool-users/values").status_code == 404

@@ -8,6 +8,7 @@ import pytest
 
 from quizapp.calc import CalcError
 from quizapp.progress import quota
+from tests.conftest import count_rows
 
 EVENT = {"event_id": "evt-limits-0001", "card_id": "kv-pool-users", "kind": "answer", "value": "37",
          "detail": {"verdict": "right"}, "scenario": {"model": "Qwen/Qwen3-8B"}}
@@ -125,7 +126,7 @@ class TestVisitors:
         from quizapp.progress.db.connection import connect
 
         db = connect(app.config["DATABASE"])
-        return db["learners"].count, db["events"].count
+        return count_rows(db, "learners"), count_rows(db, "events")
 
     def test_pages_without_a_cookie_write_nothing(self, app):
         for _ in range(5):

@@ -1,7 +1,9 @@
-"""SQLite connections kept across requests, none shared by two requests at once (a thread's or a greenlet's)."""
+"""Database connections kept across requests, none shared by two requests at once (a thread's or a greenlet's)."""
 
 import sqlite3
 import threading
+
+import psycopg
 
 from quizapp import create_app
 from quizapp.web import storage
@@ -35,12 +37,12 @@ def test_each_thread_has_its_own(app):
     assert len({id(c) for c in connections}) == 3
 
 
-def test_another_database_in_the_same_thread_gets_its_own_connection(tmp_path, questions_dir):
-    first = create_app({"TESTING": True, "DATABASE": str(tmp_path / "a.sqlite"), "QUESTIONS_DIR": str(questions_dir)})
-    second = create_app({"TESTING": True, "DATABASE": str(tmp_path / "b.sqlite"), "QUESTIONS_DIR": str(questions_dir)})
+def test_another_database_in_the_same_thread_gets_its_own_connection(new_database, questions_dir):
+    first = create_app({"TESTING": True, "DATABASE": new_database("a"), "QUESTIONS_DIR": str(questions_dir)})
+    second = create_app({"TESTING": True, "DATABASE": new_database("b"), "QUESTIONS_DIR": str(questions_dir)})
     with first.app_context():
         a = storage.get_db()
-        a.execute("CREATE TABLE mark (x)")
+        a.execute("CREATE TABLE mark (x INTEGER)")
     with second.app_context():
         b = storage.get_db()
         assert "mark" not in b.table_names()
@@ -48,7 +50,7 @@ def test_another_database_in_the_same_thread_gets_its_own_connection(tmp_path, q
     try:
         a.execute("SELECT 1")
         closed = False
-    except sqlite3.ProgrammingError:
+    except (sqlite3.ProgrammingError, psycopg.OperationalError):
         closed = True
     assert closed
 
@@ -56,11 +58,11 @@ def test_another_database_in_the_same_thread_gets_its_own_connection(tmp_path, q
 def test_a_request_that_ends_inside_a_transaction_leaves_none_behind(app):
     with app.app_context():
         db = storage.get_db()
-        db.conn.execute("BEGIN IMMEDIATE")
-        db.conn.execute("CREATE TABLE half_done (x)")
+        db.conn.execute("BEGIN")
+        db.conn.execute("CREATE TABLE half_done (x INTEGER)")
     with app.app_context():
         db = storage.get_db()
-        assert not db.conn.in_transaction
+        assert not (db.in_transaction if hasattr(db, "in_transaction") else db.conn.in_transaction)
         assert "half_done" not in db.table_names()
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostic
 from ..caches import content_key
+from ..load.filing import resolve_aliases
 
 # Below this many files a pool costs more than it saves.
 POOL_FROM_FILES = 40
@@ -29,6 +30,8 @@ class Checked:
     card_id: str | None
     id_line: int
     diagnostics: list[Diagnostic]
+    replaces: tuple[str, ...] = ()  # the old ids the card takes over
+    replaces_line: int = 1
 
 
 def check_files(paths: list[Path], workers: int | None = None) -> tuple[dict[str, str], list[Diagnostic]]:
@@ -54,7 +57,9 @@ def check_files(paths: list[Path], workers: int | None = None) -> tuple[dict[str
             diagnostics = [d for d in diagnostics if not (d.path == one.path and d.severity != "error")]
             continue
         cards[one.card_id] = one.path
-    return cards, diagnostics
+    _, alias_errors = resolve_aliases((one.card_id, one.path, one.replaces_line, one.replaces) for one in checked
+                                      if one.card_id is not None and cards.get(one.card_id) == one.path)
+    return cards, diagnostics + alias_errors
 
 
 def _check_run(paths: list[Path]) -> list[Checked]:
@@ -72,11 +77,12 @@ def _check_one(path: Path, seen: dict[str, Checked]) -> Checked:
     if earlier is not None:
         return Checked(shown, _id_of(path) if earlier.card_id else None, earlier.id_line,
                        [replace(d, path=shown, message=d.message.replace(earlier.path, shown))
-                        for d in earlier.diagnostics])
+                        for d in earlier.diagnostics], earlier.replaces, earlier.replaces_line)
     cards, diagnostics = load_files([path], full=True)
     card = next(iter(cards.values()), None)
     checked = Checked(shown, card.id if card else None, card.line_of("id") if card else 1,
-                      diagnostics + (card.warnings if card else []))
+                      diagnostics + (card.warnings if card else []), card.replaces if card else (),
+                      card.line_of("replaces") if card else 1)
     if key:
         seen[key] = checked
     return checked

@@ -21,7 +21,7 @@ from ..check.drafts import draft_diagnostics
 from .front_matter import check_answer, check_draft, check_interview_only, check_listing, check_ordering, \
     check_rubric, check_scenario, check_space, check_variants
 from ..check.literals import literal_number_warnings
-from .filing import check_topic
+from .filing import check_replaces, check_topic
 from .sections import build_sections
 from .source import read_card, split_card
 from .startable import startable_space
@@ -49,7 +49,7 @@ def load_card(path: Path, display_path: str, full: bool = False) -> Card:
     answer = check_answer(source)
     pieces, compile_errors = compile_pieces(source, sections.pieces)
     card = Card(
-        **listing, **ordering, draft=draft, topic=topic, path=source.path, mtime=path.stat().st_mtime, version=card_version(text),
+        **listing, **ordering, draft=draft, topic=topic, replaces=check_replaces(source), path=source.path, mtime=path.stat().st_mtime, version=card_version(text),
         scenario=scenario or {}, variants=variants,
         taught_in=sections.taught_in, answer=answer, pieces=pieces, stages=sections.stages,
         follow_ups=sections.follow_ups, wrong_answers=sections.wrong_answers,

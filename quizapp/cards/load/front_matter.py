@@ -44,6 +44,7 @@ FRONT_MATTER = (
     Key("level", default="beginner"),  # where a new card comes in practice: beginner cards first
     Key("order", default=None),  # within its level, lower first; None: after the numbered ones, by title
     Key("draft", default=False),  # True: only /author/ shows the card (quizapp new writes it)
+    Key("replaces", default=[]),  # old ids merged into this card: they redirect here (load.filing)
 )
 # The levels a card may have, in the order practice brings new cards.
 LEVELS = ("beginner", "intermediate", "advanced")

@@ -28,14 +28,17 @@ def startable_space(source: CardSource, scenario: dict | None, space: ScenarioSp
     explicit = isinstance(raw, dict) and "models" in raw
     keep = tuple(v.inputs.get("model") for v in variants)
     own = scenario.get("model")
-    kept = []
+    kept, left_out = [], []
     for index, model in enumerate(space.models):
-        why = None if model == own or model in keep else cannot_start(scenario, {"model": model}, space.refusals)
-        if why is None:
+        found = None if model == own or model in keep else cannot_start(scenario, {"model": model}, space.refusals)
+        if found is None:
             kept.append(model)
-        elif explicit:
+            continue
+        why, check = found
+        left_out.append((model, why, check))
+        if explicit:
             source.report(source.line_of(f"space.models.{index}"),
                           f"space.models lists {model}, which cannot start in the card's scenario: {why}",
                           "leave it out of space.models, or change the scenario so it fits (a GPU, "
                           "tensor_parallel_size, the pool)")
-    return replace(space, models=tuple(kept))
+    return replace(space, models=tuple(kept), left_out=tuple(left_out))

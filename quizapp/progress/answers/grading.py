@@ -172,7 +172,8 @@ def _unrounded(typed: ParsedAnswer, expected: Quantity) -> bool:
 
 # Units a typed unit may stand for; concurrency "x" counts users at once, so the two fit each other.
 FITTING_UNITS = {"B": {"B"}, "tokens": {"tokens"}, "users": {"users", "x"}, "x": {"x", "users"},
-                 "blocks": {"blocks"}, "layers": {"layers"}, "heads": {"heads"}, "parameters": {"parameters"}}
+                 "blocks": {"blocks"}, "layers": {"layers"}, "heads": {"heads"}, "parameters": {"parameters"},
+                 "s": {"s"}, "$": {"$"}}
 
 
 def _unit_fits(typed_unit: str | None, quantity_unit: str) -> bool:

@@ -43,6 +43,10 @@ BYTE_FACTORS = {
     "kilobytes": 10**3, "megabytes": 10**6, "gigabytes": 10**9, "terabytes": 10**12,
     "kibibytes": 2**10, "mebibytes": 2**20, "gibibytes": 2**30, "tebibytes": 2**40,
 }
+# Times, in seconds (the calculator's time bounds), and dollars (its cost values): "17.3 ms", "$0.17".
+TIME_FACTORS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "ms": 1e-3, "millisecond": 1e-3,
+                "milliseconds": 1e-3, "µs": 1e-6, "μs": 1e-6, "us": 1e-6, "microsecond": 1e-6, "microseconds": 1e-6}
+DOLLAR_WORDS = ("dollar", "dollars", "usd")
 SCALE_FACTORS = {"k": 10**3, "thousand": 10**3, "m": 10**6, "mn": 10**6, "million": 10**6,
                  "bn": 10**9, "billion": 10**9}
 # Units as the calculator names them. Requests are what it counts as users; "x" is vLLM's
@@ -91,7 +95,9 @@ SCALE_AND_UNIT = re.compile(
     rf"[ \t]*(?:(?P<bytes>{_alternatives(BYTE_FACTORS)}){_WORD_END}"
     rf"|(?P<scale>{_alternatives(SCALE_FACTORS)}){_WORD_END}"
     rf"(?:[ \t]*(?P<scaled>{_alternatives(COUNT_UNITS)}|bytes|byte){_WORD_END})?"
-    rf"|(?P<count>{_alternatives(COUNT_UNITS)}){_WORD_END})",
+    rf"|(?P<count>{_alternatives(COUNT_UNITS)}){_WORD_END}"
+    rf"|(?P<time>{_alternatives(TIME_FACTORS)}){_WORD_END}"
+    rf"|(?P<dollars>{_alternatives(DOLLAR_WORDS)}){_WORD_END})",
     re.IGNORECASE,
 )
 # Words between a number and its unit: letters only, never a number word ("three and four users").
@@ -137,6 +143,9 @@ def read_number(text: str | None, billions: bool = False) -> ParsedAnswer | Unre
     plain = unicodedata.normalize("NFKC", plain).rstrip(". \t")
     start = APPROXIMATELY.match(plain)
     body = plain[start.end():] if start else plain
+    dollar = body.startswith("$")
+    if dollar:  # "$0.17", "~$0.17": a price
+        body = body[1:].lstrip()
     reading = _numeral(body) or _words(body)
     if reading is None:
         return Unreadable("more_than_a_number" if ANY_NUMBER.search(plain) else "no_number", shown)
@@ -146,8 +155,10 @@ def read_number(text: str | None, billions: bool = False) -> ParsedAnswer | Unre
         multiplier, unit, end = _unit_after_words(body, end, billions)
     if unit is not None and (per := PER.match(body, end)):
         end = per.end()
-    if body[end:].strip():
+    if body[end:].strip() or (dollar and unit not in (None, "$")):
         return Unreadable("more_than_a_number", shown)
+    if dollar:
+        unit = "$"
     value, step = value * multiplier, step * multiplier
     if not math.isfinite(value) or abs(value) > MAX_VALUE:
         return Unreadable("too_large", shown)
@@ -221,4 +232,8 @@ def _scale_and_unit(text: str, pos: int, billions: bool) -> tuple[float, str | N
         unit_word = (match.group("scaled") or "").lower()
         unit = "B" if unit_word.startswith("byte") else COUNT_UNITS.get(unit_word)
         return SCALE_FACTORS[match.group("scale").lower()], unit, match.end()
+    if match.group("time"):
+        return TIME_FACTORS[match.group("time").lower()], "s", match.end()
+    if match.group("dollars"):
+        return 1, "$", match.end()
     return 1, COUNT_UNITS[match.group("count").lower()], match.end()

@@ -119,6 +119,11 @@ def m006_profile_usage(db: Database):
     # write, so a limit costs one UPDATE, not a scan of the learner's history.
     db["learners"].add_column("stored_rows", int, not_null_default=0)
     db["learners"].add_column("stored_bytes", int, not_null_default=0)
+    count_usage(db)
+
+
+def count_usage(db) -> None:
+    """m006's count of what each profile holds, from its stored rows (both databases run it)."""
     for (learner_id,) in db.execute("SELECT id FROM learners").fetchall():
         rows = size = 0
         for table, exported in (("events", EVENT_COLUMNS), ("review_log", REVIEW_COLUMNS)):

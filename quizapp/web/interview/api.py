@@ -33,7 +33,6 @@ INTERVIEWER = "/interview/i/<token>"
 CANDIDATE = "/interview/c/<token>"
 REMEMBERED = 30  # sessions an interviewer's browser lists
 RETRY_MS = 1000  # how soon a browser reconnects once a stream closes
-POLL_SECONDS = 0.5  # how often a stream looks for a change
 PING_SECONDS = 10
 
 
@@ -295,6 +294,7 @@ def _stream(interview_id: str):
         seconds = current_app.config["INTERVIEW_STREAM_SECONDS"] if held else 0
         deadline = time.monotonic() + seconds
         quiet_since, sent = time.monotonic(), None
+        changed = live.watch(get_db(), interview_id)  # before the first read: no change falls between
         yield f"retry: {RETRY_MS}\n\n"
         while True:
             version = interviews.candidate_version(get_db(), interview_id)
@@ -309,7 +309,7 @@ def _stream(interview_id: str):
             if time.monotonic() - quiet_since > PING_SECONDS:
                 quiet_since = time.monotonic()
                 yield ": ping\n\n"  # a closed connection fails here, and the stream ends
-            time.sleep(POLL_SECONDS)
+            changed.wait()
     finally:
         if held:
             slots.give_back(interview_id)

@@ -263,7 +263,7 @@ def planned_card(bank, item, where: str) -> PlannedCard:
         item = {"id": item}
     if not isinstance(item, dict) or not isinstance(item.get("id"), str):
         raise InterviewError("each card is a card id, or {id, scenario}", where)
-    card = bank.get(item["id"])
+    card = bank.get(bank.aliases.get(item["id"], item["id"]))  # an old id plans its successor
     if card is None:
         hint = did_you_mean(item["id"][:100], list(bank.cards))
         raise InterviewError(f"there is no card {item['id'][:100]!r}" + (f"; {hint}" if hint else ""), where)

@@ -10,9 +10,11 @@ from flask import Blueprint, Response, abort, current_app, flash, redirect, rend
 from ...progress import learners, scheduling, transfer
 from ...progress.events import history
 from ...progress.summary import summary
+from ...cards.topics import TOPICS
 from .. import charts
 from ..limits import release_memory
 from ..practice import session as practice_session
+from ..practice.topics import practice_pool, requested_topic, requested_topics
 from ..storage import get_bank, get_db, learner_id
 
 bp = Blueprint("learner", __name__)
@@ -32,12 +34,14 @@ def soon(at: str, now: datetime | None = None) -> str:
 def practice():
     """Due cards first (most overdue first), then new ones; a returning card gets another variant.
 
-    Cards skipped in this session are not picked again. With ``ahead=1`` and nothing due, the
-    card due soonest is picked (practise ahead).
+    ``role``, ``tag`` and ``topic`` filter the cards; ``topics=weakest`` draws from the reader's
+    weakest topics (``practice.topics.practice_pool``). Cards skipped in this session are not
+    picked again. With ``ahead=1`` and nothing due, the card due soonest is picked (practise ahead).
     """
     role, tag = request.args.get("role", "").strip(), request.args.get("tag", "").strip()
+    topic, topics = requested_topic(request.args), requested_topics(request.args)
     bank = get_bank()
-    cards = bank.matching(role, tag)
+    cards, drawing = practice_pool(get_db(), learner_id(), bank.matching(role, tag), topic, topics)
     now = datetime.now(timezone.utc)
     skipped = practice_session.current()["skipped"]
     counts = scheduling.counts(get_db(), learner_id(), cards, now)
@@ -47,11 +51,13 @@ def practice():
     if choice is None:
         next_due = scheduling.next_due(get_db(), learner_id(), [c.id for c in cards])
         return render_template("learner/practice_done.html", next_due=next_due, role=role, tag=tag, total=len(cards),
-                               counts=counts, skipped=len(skipped), roles=bank.roles(), tags=bank.tags())
+                               counts=counts, skipped=len(skipped), roles=bank.roles(), tags=bank.tags(),
+                               topic=topic, topics=topics, topic_choices=TOPICS, drawing=drawing)
     card, variant, why = choice
     # Practising ahead stays on for the session: after a grade, the next card due soonest.
-    filters = {k: v for k, v in (("role", role), ("tag", tag), ("ahead", why == "ahead" and "1")) if v}
-    practice_session.showing(card.id, counts, filters)
+    filters = {k: v for k, v in (("role", role), ("tag", tag), ("topic", topic), ("topics", topics),
+                                 ("ahead", why == "ahead" and "1")) if v}
+    practice_session.showing(card.id, counts, filters, drawing and drawing["text"])
     params = {"variant": variant} if variant is not None else {}
     return redirect(url_for("practice.card", card_id=card.id, **params), code=303)
 
@@ -193,7 +199,9 @@ def import_progress():
         return redirect(url_for("learner.me"), code=303)
     del raw
     try:
-        counts = transfer.import_progress(get_db(), learner_id(), text, known_cards=get_bank().cards.keys())
+        bank = get_bank()
+        counts = transfer.import_progress(get_db(), learner_id(), text, known_cards=bank.cards.keys(),
+                                          renamed=bank.aliases)
     except transfer.ImportRefused as error:
         flash(_plain_refusal(error))
     else:

@@ -16,28 +16,34 @@ from flask import request, url_for
 from ...fields import optional_whole_number
 from ..storage import get_bank, get_db, learner_id
 from .review import counts_text, standings
+from .topics import requested_topic, topic_rows
 
 BANK_PAGE_CARDS = 50
 
 
 def bank_context() -> dict:
-    """What bank.html shows for the request's search, role, tag and page."""
+    """What bank.html shows for the request's search, role, tag, topic and page."""
     role = request.args.get("role", "").strip()
     tag = request.args.get("tag", "").strip()
     query = request.args.get("q", "").strip()
+    topic = requested_topic(request.args)
     bank = get_bank()
-    matching = bank.matching(role, tag, query)
+    matching = bank.matching(role, tag, query, topic)
     pages = max(1, ceil(len(matching) / BANK_PAGE_CARDS))
     page = page_number(request.args.get("page"), pages)
     first = (page - 1) * BANK_PAGE_CARDS
-    filters = {name: value for name, value in (("q", query), ("role", role), ("tag", tag)) if value}
+    filters = {name: value for name, value in (("q", query), ("role", role), ("tag", tag), ("topic", topic)) if value}
     shown = matching[first:first + BANK_PAGE_CARDS]
-    standing = standings(get_db(), learner_id(), matching)
+    every = bank.sorted_cards()
+    standing_all = standings(get_db(), learner_id(), every)
+    standing = {card.id: standing_all[card.id] for card in matching}
     kinds = Counter(s["kind"] for s in standing.values())
     return {
         "cards": shown, "count_text": count_text(first, len(shown), len(matching), len(bank.cards)),
         "standing": standing, "counts": counts_text(kinds), "to_practise": kinds["due"] + kinds["new"],
-        "practice_url": url_for("learner.practice", role=role or None, tag=tag or None),
+        "practice_url": url_for("learner.practice", role=role or None, tag=tag or None, topic=topic or None),
+        "topics": topic_rows(every, standing_all, topic), "topic": topic,
+        "weakest_url": url_for("learner.practice", topics="weakest"),
         "page": page, "pages": pages, "total": len(bank.cards), "roles": bank.roles(), "tags": bank.tags(),
         "role": role, "tag": tag, "query": query, "broken": len(bank.broken()),
         "previous_url": _page_url(filters, page - 1) if page > 1 else None,

@@ -42,15 +42,18 @@ def controls(card, scenario, error: CalcError | None = None, typed=None) -> list
     """
     space, inputs, values = card.space, scenario.inputs, scenario.result.values
     allowed = space.inputs if space is not None else ()
+    # After an error the pool's rows are the rule the reader asked for, so their choice stays in view.
+    asked = str(typed.get("pool_rule", "")) if error is not None and typed is not None else ""
+    rule = asked if asked in POOL_RULES else None
     rows = []
     for name in LABELS:
         if name not in allowed or name in POOL_FIELDS:
             continue
         rows.append(_row(name, _value(name, inputs, values), scenario, card))
         if name == "max_model_len":
-            rows += _pool_rows(allowed, scenario)
+            rows += _pool_rows(allowed, scenario, rule)
     if not any(row["name"] in POOL_FIELDS or row["name"] == "pool_rule" for row in rows):
-        rows += _pool_rows(allowed, scenario)
+        rows += _pool_rows(allowed, scenario, rule)
     for name in allowed:  # inputs a card allows beyond the usual ones
         if name not in LABELS:
             rows.append({"name": name, "label": BY_NAME[name].help.capitalize(), "kind": "text",
@@ -79,10 +82,11 @@ def _value(name: str, inputs, values):
     return given
 
 
-def _pool_rows(allowed, scenario) -> list[dict]:
-    """The pool's rule (when the card lets the reader change it) and the field of the rule in force."""
+def _pool_rows(allowed, scenario, asked: str | None = None) -> list[dict]:
+    """The pool's rule (when the card lets the reader change it) and the field of the rule in force
+    (or of the rule the reader ``asked`` for, after an error)."""
     rules = [rule for rule, name in POOL_RULES.items() if name in allowed]
-    rule = scenario.pool_rule
+    rule = asked or scenario.pool_rule
     rows = []
     if len(rules) > 1 and rule:
         rows.append({"name": "pool_rule", "label": "The pool is sized by", "kind": "select", "value": rule,
@@ -102,7 +106,7 @@ def _pool_rows(allowed, scenario) -> list[dict]:
             rows.append(row)
         if "gpu_memory_utilization" in allowed:
             rows.append(_row("gpu_memory_utilization", _value("gpu_memory_utilization", inputs, values), scenario))
-    if rows and "kv_cache_memory_bytes" in values:
+    if rows and "kv_cache_memory_bytes" in values and rule == scenario.pool_rule:
         rows[-1]["note"] = pool_in_force(scenario)
     return rows
 
@@ -133,6 +137,12 @@ def _mark(rows: list[dict], error: CalcError | None, typed) -> list[dict]:
     for row in rows:
         if typed is not None and row["name"] in typed and row["kind"] == "text":
             row["value"] = typed[row["name"]]
+        if typed is not None and row["name"] == error.field and row["kind"] == "select" and typed.get(row["name"]):
+            # The reader's choice stays in view beside why it cannot be shown.
+            chosen = str(typed[row["name"]])
+            row["value"] = chosen
+            if chosen not in row["options"]:
+                row["options"] = [chosen] + list(row["options"])
         if row["name"] == error.field:
             row["error"] = message_for_people(error)
     return rows
@@ -143,7 +153,9 @@ def message_for_people(error: CalcError) -> str:
     vLLM's refusals keep vLLM's words."""
     if isinstance(error, Refused):
         # The fit's message is a verdict already ("Does not fit: …", then what would fit, then vLLM's words).
-        return error.message if error.check in FIT_CHECKS else f"vLLM would refuse to start: {error.message}"
+        plain = error.check in FIT_CHECKS or error.message.startswith("vLLM would refuse") or " cannot start in " in \
+            error.message
+        return error.message if plain else f"vLLM would refuse to start: {error.message}"
     field, message = error.field, error.message
     label = _plain_label(field)
     if field in BY_NAME and BY_NAME[field].kind in ("int", "bytes") and re.search(

@@ -24,13 +24,14 @@ def _save(state: dict) -> None:
     session[KEY] = state
 
 
-def showing(card_id: str, counts: dict, filters: dict) -> None:
+def showing(card_id: str, counts: dict, filters: dict, drawing: str | None = None) -> None:
     """The practice page picked ``card_id``; ``counts`` is where the bank stood before it,
-    ``filters`` the role and tag the session practises."""
+    ``filters`` the role, tag and topics the session practises, ``drawing`` what the page says of
+    the topics it draws from (None: every topic)."""
     state = current()
     if state["current"] != card_id:
         state["shown"] += 1
-    state.update(current=card_id, counts=counts, filters=filters)
+    state.update(current=card_id, counts=counts, filters=filters, drawing=drawing)
     _save(state)
 
 
@@ -40,11 +41,11 @@ def position(card_id: str) -> dict | None:
     if not state or state.get("current") != card_id:
         return None
     return {"shown": state["shown"], "counts": state["counts"], "graded": len(state["graded"]),
-            "filters": state.get("filters") or {}}
+            "filters": state.get("filters") or {}, "drawing": state.get("drawing")}
 
 
 def filters() -> dict:
-    """The role and tag filters of the running session ({} when none runs)."""
+    """The role, tag and topic filters of the running session ({} when none runs)."""
     return (session.get(KEY) or {}).get("filters") or {}
 
 

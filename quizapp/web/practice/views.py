@@ -164,7 +164,7 @@ def scheduled_state(card_id: str) -> dict:
 
 
 def _practice_filters() -> dict:
-    return {k: v for k in ("role", "tag") if (v := request.form.get(k) or request.args.get(k))}
+    return {k: v for k in ("role", "tag", "topic", "topics") if (v := request.form.get(k) or request.args.get(k))}
 
 
 def _form_event_id() -> str:

@@ -1,5 +1,7 @@
 """`quizapp check` over many files: split among processes, the same outcome as one process."""
 
+import pytest
+
 from quizapp.cards.check import run as check_run
 from quizapp.cards.bank import load_files
 
@@ -47,3 +49,31 @@ def test_one_process_reports_the_same(write_card):
     paths = folder_of_cards(write_card)
     cards, diagnostics = check_run.check_files(paths, workers=1)
     assert (cards, sorted(diagnostics, key=lambda d: (d.path, d.line))) == serial_outcome(paths)
+
+
+def test_an_old_id_may_not_be_a_live_id_nor_claimed_twice(write_card):
+    from quizapp.cards.bank import Bank
+
+    one = write_card(GOOD_CARD.replace("id: tiny", "id: one").replace("topic: kv-cache", "topic: kv-cache\n"
+                                                                       "replaces: [old, two]"), name="one.md")
+    write_card(GOOD_CARD.replace("id: tiny", "id: two"), name="two.md")
+    write_card(GOOD_CARD.replace("id: tiny", "id: three").replace("topic: kv-cache", "topic: kv-cache\nreplaces: old"),
+               name="three.md")
+    cards, diagnostics = check_run.check_files(sorted(one.parent.glob("*.md")), workers=1)
+    errors = [(d.path.rsplit("/", 1)[1], d.message) for d in diagnostics if d.severity == "error"]
+    assert errors == [("one.md", "replaces: 'two' is the id of a live card, " + str(one.parent / "two.md")),
+                      ("three.md", "replaces: 'old' is already replaced by " + str(one))]
+    assert sorted(cards) == ["one", "three", "two"]
+    bank = Bank(one.parent).refresh()
+    assert bank.aliases == {"old": "one"}  # the live id and the second claim go to no card
+    assert sum("replaces:" in d.message for d in bank.diagnostics) == 2
+
+
+def test_replaces_must_name_ids_other_than_the_card_s_own(write_card):
+    from quizapp.cards import CardError, load_card
+
+    path = write_card(GOOD_CARD.replace("topic: kv-cache", "topic: kv-cache\nreplaces: [tiny, Bad Id]"))
+    with pytest.raises(CardError) as raised:
+        load_card(path, str(path))
+    assert [d.message for d in raised.value.diagnostics if "replaces" in d.message] == [
+        "replaces: 'tiny' is this card's own id", "replaces: 'Bad Id' is not a card id"]

@@ -30,8 +30,10 @@ def test_invalid_yaml_points_at_the_line(write_card):
 def test_the_seed_card_loads_clean():
     card = load(Path("questions/kv-pool-users.md"))
     assert card.warnings == []
-    assert len(card.follow_ups) == 4 and [f.level for f in card.follow_ups] == ["L2", "L2", "L3", "L3"]
-    assert len(card.wrong_answers) == 3
+    # The seed's four follow-ups and three wrong answers, and those of the two cards merged into it
+    # (issue 20: kv-pool-tokens-for-seats, reading-the-kv-startup-lines), levels in order.
+    assert [f.level for f in card.follow_ups] == ["L2"] * 4 + ["L3"] * 4
+    assert len(card.wrong_answers) == 6
 
 
 def test_every_problem_of_a_card_is_reported_in_one_run(write_card):

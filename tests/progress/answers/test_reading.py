@@ -132,3 +132,18 @@ def test_parsed_answer_is_frozen():
     parsed = read_number("37")
     with pytest.raises(AttributeError):
         parsed.value = 38
+
+
+@pytest.mark.parametrize("text, value, unit", [
+    ("17.25 ms", 0.01725, "s"), ("0.01725 s", 0.01725, "s"), ("about 17 ms", 0.017, "s"),
+    ("34.6 µs", 34.6e-6, "s"), ("2 seconds", 2, "s"), ("3 ms per token", 0.003, "s"),
+    ("$0.165", 0.165, "$"), ("~$0.17", 0.17, "$"), ("0.165 dollars", 0.165, "$"),
+])
+def test_times_and_prices_are_read_in_seconds_and_dollars(text, value, unit):
+    # The time bounds are in seconds and the cost values in dollars: 1 ms = 0.001 s.
+    reading = read_number(text)
+    assert reading.value == pytest.approx(value) and reading.unit == unit
+
+
+def test_a_dollar_sign_before_another_unit_is_not_a_price():
+    assert read_number("$5 GB").reason == "more_than_a_number"

@@ -28,8 +28,8 @@ def folder(tmp_path, questions_dir, capsys):
 
 
 @pytest.fixture
-def client(tmp_path, folder):
-    app = create_app({"TESTING": True, "QUESTIONS_DIR": str(folder), "DATABASE": str(tmp_path / "db.sqlite")})
+def client(database, tmp_path, folder):
+    app = create_app({"TESTING": True, "QUESTIONS_DIR": str(folder), "DATABASE": database})
     app.test_client_class = BrowserClient  # its posts carry the CSRF token
     return app.test_client()
 

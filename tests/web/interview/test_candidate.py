@@ -15,8 +15,8 @@ SESSION_SCENARIO = {"model": "meta-llama/Llama-3.1-8B-Instruct", "kv_cache_dtype
 
 
 @pytest.fixture
-def app(tmp_path, questions_dir):
-    return create_app({"TESTING": True, "DATABASE": str(tmp_path / "test.sqlite"),
+def app(database, tmp_path, questions_dir):
+    return create_app({"TESTING": True, "DATABASE": database,
                        "QUESTIONS_DIR": str(questions_dir), "INTERVIEW_STREAM_SECONDS": 0.3})
 
 

@@ -30,7 +30,7 @@ def big_bank(tmp_path_factory):
         if i % 2:
             copy = copy.replace("\ntags: [", "\ntags: [odd, ", 1)
         (folder / f"copy-{i:03d}.md").write_text(copy, encoding="utf-8")
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"), "QUESTIONS_DIR": str(folder)})
+    app = create_app({"TESTING": True, "DATABASE": str(folder.parent / "db.sqlite"), "QUESTIONS_DIR": str(folder)})
     return app.test_client()
 
 
@@ -122,13 +122,13 @@ def test_each_card_says_new_due_or_learned_and_the_counts_sum_up(client, app, re
     assert '<span class="count-due">1 due now</span>' in page and 'id="start-practice"' in page
 
 
-def test_interview_only_cards_carry_a_badge_where_they_are_listed(tmp_path, questions_dir):
+def test_interview_only_cards_carry_a_badge_where_they_are_listed(database, tmp_path, questions_dir):
     folder = tmp_path / "questions"
     shutil.copytree(questions_dir, folder)
     text = (questions_dir / "kv-pool-users.md").read_text(encoding="utf-8")
     (folder / "live.md").write_text(text.replace("id: kv-pool-users", "id: live\ninterview_only: true").replace(
         "title: How many users fit in the KV pool", "title: Live users"), encoding="utf-8")
-    client = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"),
+    client = create_app({"TESTING": True, "DATABASE": database,
                          "QUESTIONS_DIR": str(folder)}).test_client()  # a loopback server: the author tools are open
     page = client.get("/").text
     live = page.split('id="card-live"')[1].split("</li>")[0]
@@ -136,7 +136,7 @@ def test_interview_only_cards_carry_a_badge_where_they_are_listed(tmp_path, ques
     assert page.count('<span class="badge">interview only</span>') == 1
 
 
-def test_new_cards_come_in_the_authors_order_not_by_title(tmp_path, questions_dir):
+def test_new_cards_come_in_the_authors_order_not_by_title(database, tmp_path, questions_dir):
     folder = tmp_path / "questions"
     folder.mkdir()
     text = (questions_dir / "kv-pool-users.md").read_text(encoding="utf-8")
@@ -147,7 +147,7 @@ def test_new_cards_come_in_the_authors_order_not_by_title(tmp_path, questions_di
                                   ("e-beginner", "E beginner", "")]:
         (folder / f"{card_id}.md").write_text(text.replace("id: kv-pool-users", f"id: {card_id}\n{extra}").replace(
             "title: How many users fit in the KV pool", f"title: {title}"), encoding="utf-8")
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"), "QUESTIONS_DIR": str(folder)})
+    app = create_app({"TESTING": True, "DATABASE": database, "QUESTIONS_DIR": str(folder)})
     app.test_client_class = BrowserClient  # its posts carry the CSRF token
     client = app.test_client()
     # Beginner (the default) first, by order, those without one after; then intermediate, then advanced.

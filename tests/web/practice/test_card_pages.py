@@ -193,10 +193,10 @@ def test_reset_hides_the_answers_again(client, reader):
     assert SHORT_TEXT not in page
 
 
-def test_broken_card_is_reported_and_the_bank_still_serves(tmp_path, broken_bank):
+def test_broken_card_is_reported_and_the_bank_still_serves(database, tmp_path, broken_bank):
     folder, line = broken_bank
     client = create_app({"TESTING": True, "QUESTIONS_DIR": str(folder),
-                         "DATABASE": str(tmp_path / "db.sqlite")}).test_client()
+                         "DATABASE": database}).test_client()
     bank = client.get("/").text
     assert "How many users fit in the KV pool" in bank and "1 card with errors" in bank
     author = client.get("/author/").text
