@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/hello.py --port 5001 --workers 2 --threads 4
 
-bench/run drives it beside `quizapp serve` with the same settings (gunicorn gthread, same
+bench/run drives it beside `quizapp serve` with the same settings (gunicorn gevent, same
 workers, threads and access log, through quizapp.server.run_gunicorn), so the ratio of
 the two is the share of the stack's ceiling that a quizapp page keeps.
 """

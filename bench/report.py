@@ -313,7 +313,7 @@ def write_results(path: Path, info: dict, args, outcomes: list[Outcome], banks: 
         "wrk, both servers and anything else on the machine share these CPUs",
         f"- {info['os']}; Python {info['python']}, SQLite {info['sqlite']}, {info['wrk']}",
         "- " + ", ".join(f"{k} {v}" for k, v in info["packages"].items()),
-        f"- quizapp at commit {info['quizapp']}; servers: gunicorn gthread, 2 workers x 4 threads, "
+        f"- quizapp at commit {info['quizapp']}; servers: gunicorn gevent workers (quizapp serve's default since issue 21), 2 workers, "
         "access log on (`quizapp serve` and bench/hello.py through the same `run_gunicorn`)",
         "",
         "## Throughput against Flask's hello world",

@@ -1,31 +1,109 @@
-"""Run the app under gunicorn, a production WSGI server with several worker processes."""
+"""Run the app under gunicorn, a production WSGI server with several worker processes.
+
+The workers are gevent's (``gunicorn -k gevent``): each connection is a greenlet, so an idle or
+slow client costs a connection and not a thread, and an event stream costs next to nothing. With
+gthread's 2 x 4 threads, sixteen half-sent requests took the whole site (issue 21); measured on
+this machine with ``bench/slow_clients.py``: with 1,000 half-sent connections held open, gevent
+answered / and a card page within a second, gthread did not answer at all (bench/results.md).
+
+gevent must patch the standard library (threads, locks, sleep, sockets) before anything else
+is imported: a lock or a ``threading.local`` made before would be a real thread's, shared by every
+greenlet of a worker (one SQLite connection for all, two writers in one "turn"). So a server that
+is to run gevent workers starts again at once in a fresh interpreter that patches first
+(``_run_patched``), and gunicorn forks its workers from that one.
+"""
 
 from __future__ import annotations
 
+import os
+import resource
 import socket
+import sys
 
 from flask import Flask
+
+WORKER_CLASSES = ("gevent", "gthread")
+# Connections one gevent worker holds at once (gunicorn's default); each is a greenlet and a file.
+WORKER_CONNECTIONS = 1000
+# Set in the environment of the interpreter started again with gevent patched first.
+PATCHED_MARK = "_QUIZAPP_GEVENT_PATCHED"
+PRELUDE = "from gevent import monkey; monkey.patch_all(); import quizapp.server; quizapp.server.rerun()"
 
 
 class PortInUse(OSError):
     """HOST:PORT is taken: another server (or another quizapp) listens there."""
 
 
-def run_gunicorn(app: Flask, host: str, port: int, workers: int, threads: int) -> None:
+def is_patched() -> bool:
+    """Whether this interpreter was started with gevent's patches first (``_run_patched``)."""
+    if os.environ.get(PATCHED_MARK) != "1":
+        return False
+    from gevent import monkey
+
+    return monkey.is_module_patched("threading")
+
+
+def _run_patched(app: Flask) -> None:
+    """Start this command again in a fresh interpreter that patches with gevent before any import;
+    never returns. The command is the one this process runs: a script, or ``python -m module``."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    module = spec.name.removesuffix(".__main__") if spec is not None and spec.name else ""
+    env = {**os.environ, PATCHED_MARK: "1"}
+    if app.config.get("AUTHOR_TOKEN"):  # the token serve printed, made again otherwise
+        env["QUIZAPP_AUTHOR_TOKEN"] = str(app.config["AUTHOR_TOKEN"])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, [sys.executable, "-c", PRELUDE, module, *sys.argv], env)
+
+
+def rerun() -> None:
+    """In the interpreter ``_run_patched`` starts, gevent patched: the command it was given."""
+    import runpy
+
+    module = sys.argv[1]
+    sys.argv = sys.argv[2:]
+    if module:
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    else:
+        runpy.run_path(sys.argv[0], run_name="__main__")
+
+
+def raise_open_files_limit() -> None:
+    """Each connection is a file: the soft limit (often 1,024) goes up to the hard one."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+        except (ValueError, OSError):
+            pass
+
+
+def run_gunicorn(app: Flask, host: str, port: int, workers: int, threads: int, worker_class: str = "gevent",
+                 connections: int = WORKER_CONNECTIONS) -> None:
     """Serve ``app`` until stopped. Each worker listens on its own socket (SO_REUSEPORT), so the
     kernel spreads connections over the workers: on one shared socket it handed most keep-alive
-    connections to one worker now and then, and a core idled (bench/README.md)."""
+    connections to one worker now and then, and a core idled (bench/README.md).
+
+    ``worker_class`` "gevent" (each worker holds ``connections`` connections as greenlets; this
+    process starts again patched first unless it was) or "gthread" (``threads`` threads each)."""
     from gunicorn.app.base import BaseApplication
 
+    MaskingLogger = _masking_logger()
     refuse_taken_port(host, port)
+    if worker_class == "gevent" and not is_patched():
+        _run_patched(app)
+    raise_open_files_limit()
 
     class QuizappServer(BaseApplication):
         def load_config(self):
             self.cfg.set("bind", f"{host}:{port}")
             self.cfg.set("workers", workers)
             self.cfg.set("threads", threads)
-            self.cfg.set("worker_class", "gthread")
+            self.cfg.set("worker_class", worker_class)
+            self.cfg.set("worker_connections", connections)
             self.cfg.set("accesslog", "-")
+            self.cfg.set("logger_class", MaskingLogger)
             self.cfg.set("graceful_timeout", 5)
             self.cfg.set("reuse_port", True)
             # gunicorn's control socket sits at one shared path: a second server would take it over.
@@ -35,6 +113,29 @@ def run_gunicorn(app: Flask, host: str, port: int, workers: int, threads: int) -
             return app
 
     QuizappServer().run()
+
+
+def _masking_logger():
+    from gunicorn.glogging import Logger
+
+    from .web.security import mask_tokens
+
+    class MaskingLogger(Logger):
+        """gunicorn's logger with every link token masked: an interviewer's or candidate's path
+        (/interview/i/<token>) and ?token= of the author link were written out in clear."""
+
+        def atoms(self, resp, req, environ, request_time):
+            atoms = super().atoms(resp, req, environ, request_time)
+            # Every atom: the request line, path and query, the referer, and each environ value.
+            return {key: mask_tokens(value) if isinstance(value, str) else value for key, value in atoms.items()}
+
+        def error(self, msg, *args, **kwargs):
+            super().error(mask_tokens(str(msg)), *args, **kwargs)
+
+        def exception(self, msg, *args, **kwargs):
+            super().exception(mask_tokens(str(msg)), *args, **kwargs)
+
+    return MaskingLogger
 
 
 def refuse_taken_port(host: str, port: int) -> None:

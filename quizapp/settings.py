@@ -58,8 +58,13 @@ SETTINGS = (
             "localhost on a loopback one; any name on 0.0.0.0; behind a proxy the host it forwards)"),
     Setting("INTERVIEW_STREAM_SECONDS", 25,
             "how long a candidate's event stream stays open before the browser reconnects"),
-    Setting("INTERVIEW_STREAMS", 2,
-            "how many event streams each process keeps open, so streams never take all its threads"),
+    Setting("INTERVIEW_STREAMS", 500,
+            "how many event streams each process keeps open in all (a gevent worker's stream is a greenlet; "
+            "under gthread workers at most 2, so streams never take all its threads)"),
+    Setting("INTERVIEW_STREAMS_PER_LINK", 4,
+            "how many event streams each process keeps open for one candidate link: one visitor's streams "
+            "cannot starve another interview's; past either cap a stream sends the state once and the page polls"),
+    Setting("WORKER_CLASS", "gevent", "the server's workers (serve --worker-class): gevent, gthread or dev"),
 )
 
 

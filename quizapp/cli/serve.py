@@ -16,17 +16,24 @@ from .errors import fail
               help="SQLite file, or a postgresql:// URL shared by several servers (default: instance/quizapp.sqlite)")
 @click.option("--questions", "questions_dir", default=None, help="folder of question cards (default: questions/)")
 @click.option("--workers", default=2, show_default=True, type=int, help="worker processes")
-@click.option("--threads", default=4, show_default=True, type=int, help="threads per worker")
+@click.option("--threads", default=4, show_default=True, type=int, help="threads per worker (gthread workers)")
+@click.option("--worker-class", default="gevent", show_default=True, type=click.Choice(["gevent", "gthread"]),
+              envvar="QUIZAPP_WORKER_CLASS",
+              help="gevent: each connection a greenlet, so slow clients and event streams hold no thread; "
+                   "gthread: a thread per request being read or served")
 @click.option("--dev", is_flag=True, help="Flask's reloading development server instead of gunicorn")
 @click.option("--secure-cookies", is_flag=True, help="mark cookies Secure: readers reach the app over HTTPS")
 @click.option("--behind-proxy", is_flag=True,
               help="trust the X-Forwarded-For/-Proto/-Host/-Port headers of one reverse proxy in front")
-def serve(host, port, db_path, questions_dir, workers, threads, dev, secure_cookies, behind_proxy):
+def serve(host, port, db_path, questions_dir, workers, threads, worker_class, dev, secure_cookies, behind_proxy):
     """Serve the app (gunicorn, several workers) on HOST:PORT."""
     from .. import create_app
     from ..progress.db.connection import is_postgres, shown_database
+    from ..server import is_patched
 
-    overrides = {"SERVER_HOST": host}
+    # A gevent server starts again patched first (server.py): that run says nothing twice.
+    again = worker_class == "gevent" and not dev and is_patched()
+    overrides = {"SERVER_HOST": host, "WORKER_CLASS": "dev" if dev else worker_class}
     if db_path:
         overrides["DATABASE"] = db_path if is_postgres(db_path) else str(Path(db_path).resolve())
     if questions_dir:
@@ -38,21 +45,24 @@ def serve(host, port, db_path, questions_dir, workers, threads, dev, secure_cook
         overrides["BEHIND_PROXY"] = True
     # On top of instance/config.py and QUIZAPP_* settings, which still apply.
     app = create_app(overrides)
-    click.echo(f"quizapp serving on http://{host}:{port}/ (database {shown_database(app.config['DATABASE'])})")
-    if is_postgres(app.config["DATABASE"]) and _own_secret(app):
-        click.echo("warning: this server signs cookies with its own instance/secret_key; give every server of "
-                   "the database the same QUIZAPP_SECRET_KEY, or a reader moved to another server starts over",
-                   err=True)
     link = _author_link(app, host, port, dev)
-    if link:
-        click.echo(f"Author tools and interview-only cards need the author token; open once: {link}")
+    if not again:
+        click.echo(f"quizapp serving on http://{host}:{port}/ (database {shown_database(app.config['DATABASE'])})")
+        if is_postgres(app.config["DATABASE"]) and _own_secret(app):
+            click.echo("warning: this server signs cookies with its own instance/secret_key; give every server of "
+                       "the database the same QUIZAPP_SECRET_KEY, or a reader moved to another server starts over",
+                       err=True)
+        if link:
+            click.echo(f"Author tools and interview-only cards need the author token; open once: {link}")
+            if behind_proxy:
+                click.echo("(through the proxy: the same path on the address readers use)")
     if dev:
         app.run(host=host, port=port, debug=True)
         return
     from ..server import PortInUse, run_gunicorn
 
     try:
-        run_gunicorn(app, host, port, workers, threads)
+        run_gunicorn(app, host, port, workers, threads, worker_class)
     except PortInUse as taken:
         fail(str(taken))
 

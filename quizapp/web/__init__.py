@@ -79,7 +79,7 @@ def register(app: Flask) -> None:
     @app.errorhandler(Exception)
     def unexpected_error(error: Exception):
         # Never a traceback in front of a user: log it, answer plainly.
-        app.logger.exception("unhandled error on %s %s", request.method, request.path)
+        app.logger.exception("unhandled error on %s %s", request.method, security.mask_tokens(request.path))
         message = "Something went wrong on our side; the error has been logged."
         if wants_json():
             return jsonify({"error": message, "field": None}), 500

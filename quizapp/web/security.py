@@ -24,6 +24,7 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, abort, current_app, request
@@ -63,6 +64,17 @@ SECURITY_HEADERS = {
     # A card's URL holds the reader's scenario; other sites need not see it.
     "Referrer-Policy": "same-origin",
 }
+
+
+# A link's token is its credential: an interviewer's or candidate's path, the author token's query.
+TOKEN_IN_PATH = re.compile(r"(/interview/[ic]/)[^/?#\s\"]+")
+TOKEN_IN_QUERY = re.compile(r"((?:^|[?&])token=)[^&#\s\"]+")
+MASK = "***"
+
+
+def mask_tokens(text: str) -> str:
+    """``text`` (a path, a query, a log line) with every link token replaced by ***."""
+    return TOKEN_IN_QUERY.sub(r"\1" + MASK, TOKEN_IN_PATH.sub(r"\1" + MASK, text))
 
 
 def add_security_headers(response: Response) -> Response:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import uuid
 from datetime import date
 from pathlib import Path
@@ -17,26 +16,40 @@ from ..progress.db.connection import close, connect, rollback
 from .access import author_access
 
 
-# Each server thread keeps one connection open across its requests: opening one (and setting
-# its pragmas) cost more than most pages' queries. One per thread, for the app's database only:
-# a thread that serves another database (tests make many apps) closes the old one.
-_thread = threading.local()
+# Connections are kept open across requests: opening one (and setting its pragmas) cost more
+# than most pages' queries. A request takes an idle one of this process (or opens one) and gives
+# it back when done, so no two requests share one: with gthread workers that is one per thread,
+# and under gevent, where a request is a greenlet and threading.local is per greenlet (a new
+# connection per request, half the throughput), as many as requests run at once, up to MAX_IDLE
+# kept. For the app's database only: a process that serves another (tests make many apps)
+# closes the old ones.
+MAX_IDLE = 32
+_idle: list = []
+_idle_path: list[str] = [""]
 
 
 def get_db():
     if "db" not in g:
-        g.db = _thread_connection(str(current_app.config["DATABASE"]))
+        g.db = _take_connection(str(current_app.config["DATABASE"]))
     return g.db
 
 
-def _thread_connection(path: str):
-    if getattr(_thread, "path", None) != path:
-        old = getattr(_thread, "db", None)
-        _thread.db = _thread.path = None
-        if old is not None:
-            close(old)
-        _thread.db, _thread.path = connect(path, migrate=False), path
-    return _thread.db
+def _take_connection(path: str):
+    if _idle_path[0] != path:
+        while _idle:
+            close(_idle.pop())
+        _idle_path[0] = path
+    try:
+        return _idle.pop()
+    except IndexError:
+        return connect(path, migrate=False)
+
+
+def _give_back(db, path: str) -> None:
+    if path == _idle_path[0] and len(_idle) < MAX_IDLE:
+        _idle.append(db)
+    else:
+        close(db)
 
 
 def loaded_bank() -> Bank:
@@ -97,8 +110,10 @@ def close_db(_error=None):
     request, outside any transaction (an error mid-write has rolled back already; this is the
     belt to that brace)."""
     db = g.pop("db", None)
-    if db is not None:
-        rollback(db)
+    if db is None:
+        return
+    rollback(db)
+    _give_back(db, str(current_app.config["DATABASE"]))
 
 
 def learner_id() -> str:

@@ -52,10 +52,12 @@ def free_port() -> int:
 class QuizappServer:
     """`python -m quizapp.cli serve` as a subprocess that leads its own process group."""
 
-    def __init__(self, db: Path, log: Path, runtime_dir: Path, secret: str, workers: int = 2, threads: int = 4):
+    def __init__(self, db: Path, log: Path, runtime_dir: Path, secret: str, workers: int = 2, threads: int = 4,
+                 env: dict | None = None, options: tuple = ()):
         # A SQLite file, or a postgresql:// URL (which a Path would mangle).
         self.db = db if isinstance(db, str) and "://" in db else Path(db)
         self.log, self.workers, self.threads = Path(log), workers, threads
+        self.extra_env, self.options = dict(env or {}), tuple(options)
         self.runtime_dir, self.secret = Path(runtime_dir), secret
         self.port = 0
         self.proc: subprocess.Popen | None = None
@@ -74,9 +76,10 @@ class QuizappServer:
                 # keep it private to this test.
                 "XDG_RUNTIME_DIR": str(self.runtime_dir),
             })
+            env.update(self.extra_env)
             env.pop("GUNICORN_CMD_ARGS", None)
             cmd = [sys.executable, "-m", "quizapp.cli", "serve", "--host", HOST, "--port", str(self.port),
-                   "--db", str(self.db), "--workers", str(self.workers), "--threads", str(self.threads)]
+                   "--db", str(self.db), "--workers", str(self.workers), "--threads", str(self.threads), *self.options]
             with open(self.log, "ab") as out:
                 out.write(f"\n=== {' '.join(cmd)}\n".encode())
                 out.flush()

@@ -313,3 +313,31 @@ def test_behind_a_proxy_the_forwarded_host_decides_and_a_direct_request_names_th
     assert client.get("/", headers=through).status_code == 200
     assert client.get("/", headers={"Host": "evil.example:5000"}).status_code == 400
     assert client.get("/", headers={"Host": "127.0.0.1:5000"}).status_code == 200
+
+
+def test_tokens_are_masked_in_what_the_logs_write():
+    from quizapp.web.security import mask_tokens
+
+    line = ('GET /interview/i/AbC-12_x/state?x=1 HTTP/1.1 /interview/c/ZZZ9 /author/?token=s3cr3t-T&y=2 '
+            '/me?token=abc')
+    masked = mask_tokens(line)
+    assert "AbC-12_x" not in masked and "ZZZ9" not in masked and "s3cr3t-T" not in masked and "abc" not in masked
+    assert "/interview/i/***/state?x=1" in masked and "/author/?token=***&y=2" in masked
+
+
+def test_gunicorn_s_access_log_masks_tokens():
+    from types import SimpleNamespace
+
+    from gunicorn.config import Config
+
+    from quizapp.server import _masking_logger
+
+    logger = _masking_logger()(Config())
+    request = SimpleNamespace(uri="/author/?token=s3cr3t", path="/interview/i/AbCdEf/state", query="token=s3cr3t",
+                              method="GET", version=(1, 1), headers=[], peer_addr="127.0.0.1")
+    response = SimpleNamespace(status="200 OK", headers=[], sent=10, response_length=10)
+    atoms = logger.atoms(response, request, {"RAW_URI": "/author/?token=s3cr3t", "REMOTE_ADDR": "127.0.0.1",
+                                             "REQUEST_METHOD": "GET", "SERVER_PROTOCOL": "HTTP/1.1",
+                                             "QUERY_STRING": "token=s3cr3t", "PATH_INFO": "/interview/i/AbCdEf/state"},
+                         __import__("datetime").timedelta(seconds=0.01))
+    assert "s3cr3t" not in " ".join(str(v) for v in atoms.values()) and "AbCdEf" not in atoms["U"]

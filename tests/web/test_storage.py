@@ -1,4 +1,4 @@
-"""One database connection per server thread, kept across its requests."""
+"""Database connections kept across requests, none shared by two requests at once (a thread's or a greenlet's)."""
 
 import sqlite3
 import threading
@@ -13,7 +13,7 @@ def test_a_thread_opens_one_connection_for_all_its_requests(client, monkeypatch)
     opened = []
     real_connect = storage.connect
     monkeypatch.setattr(storage, "connect", lambda *a, **k: opened.append(a) or real_connect(*a, **k))
-    monkeypatch.setattr(storage._thread, "path", None, raising=False)  # as a new thread starts
+    monkeypatch.setattr(storage, "_idle", [])  # as a new process starts
     for _ in range(5):
         assert client.get("/cards/kv-pool-users").status_code == 200
     client.post("/api/progress/events", json={"event_id": "e1", "card_id": "kv-pool-users", "kind": "open"})
@@ -22,10 +22,12 @@ def test_a_thread_opens_one_connection_for_all_its_requests(client, monkeypatch)
 
 def test_each_thread_has_its_own(app):
     connections = []
+    together = threading.Barrier(3)
 
     def look():
         with app.app_context():
             connections.append(storage.get_db().conn)
+            together.wait(timeout=10)  # all three requests at once
 
     threads = [threading.Thread(target=look) for _ in range(3)]
     for t in threads:
@@ -60,7 +62,7 @@ def test_a_request_that_ends_inside_a_transaction_leaves_none_behind(app):
         db.conn.execute("CREATE TABLE half_done (x INTEGER)")
     with app.app_context():
         db = storage.get_db()
-        assert not (db.in_transaction if hasattr(db, "in_transaction") else db.conn.in_transaction)
+        assert not db.conn.in_transaction
         assert "half_done" not in db.table_names()
 
 

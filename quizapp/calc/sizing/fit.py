@@ -33,6 +33,9 @@ FIT_CHECKS = ("weights_fit", "budget_fits", "pool_fits")
 
 # Tensor parallel sizes searched above this many GPUs are not suggested: no node holds them.
 MAX_SUGGESTED_GPUS = 1024
+# At most this many sizes are tried (each a whole calculation), so a config whose head count has many
+# divisors cannot make the search slow: a hostile input stays well under a second.
+MAX_TRIALS = 12
 
 
 @dataclass
@@ -106,8 +109,8 @@ class Fit:
 
 def candidate_sizes(heads: int, tp: int) -> list[int]:
     """Tensor parallel sizes above ``tp`` that divide the attention heads (vLLM's first rule; the KV
-    heads' rule is the trial's, which refuses a size they do not allow)."""
-    return [n for n in range(tp + 1, min(heads, MAX_SUGGESTED_GPUS) + 1) if heads % n == 0]
+    heads' rule is the trial's, which refuses a size they do not allow), the first MAX_TRIALS of them."""
+    return [n for n in range(tp + 1, min(heads, MAX_SUGGESTED_GPUS) + 1) if heads % n == 0][:MAX_TRIALS]
 
 
 def smallest_gpu(memory: int | None) -> str | None:

@@ -60,7 +60,19 @@ def _to_html(text: str, inline: bool) -> str:
 
 # Making a Markdown converter (its extensions, patterns and processors) cost twice what converting
 # a stage's text does; one converter per thread is reset between texts (one is not thread-safe).
-_converters = threading.local()
+# Under a gevent worker ``threading.local`` is per greenlet, that is per request: the operating
+# system thread's own is kept instead (a conversion never yields, so greenlets cannot share one
+# converter at once).
+def _thread_local():
+    try:
+        from gevent import monkey
+    except ImportError:
+        return threading.local()
+    return monkey.get_original("threading", "local")() if monkey.is_module_patched("threading") \
+        else threading.local()
+
+
+_converters = _thread_local()
 
 
 def _converter() -> markdown.Markdown:

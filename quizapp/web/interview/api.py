@@ -277,8 +277,9 @@ def candidate_events(token):
     """Server-Sent Events: the candidate's state now, then again on each change the candidate sees.
 
     A stream lasts INTERVIEW_STREAM_SECONDS and then closes (the browser reconnects after
-    ``retry``), so streams never hold a server's threads for long. Each process keeps at most
-    INTERVIEW_STREAMS open; past that a stream sends the state once and closes, and the page
+    ``retry``). Each process keeps at most INTERVIEW_STREAMS_PER_LINK open for one candidate
+    link, so one visitor's forty streams cannot take another interview's place (issue 21), and
+    INTERVIEW_STREAMS in all; past either a stream sends the state once and closes, and the page
     also polls ``/state``.
     """
     interview_id = open_session(token, "candidate").id
@@ -288,7 +289,7 @@ def candidate_events(token):
 
 def _stream(interview_id: str):
     slots = _stream_slots()
-    held = slots.acquire(blocking=False)
+    held = slots.take(interview_id)
     try:
         seconds = current_app.config["INTERVIEW_STREAM_SECONDS"] if held else 0
         deadline = time.monotonic() + seconds
@@ -311,13 +312,44 @@ def _stream(interview_id: str):
             changed.wait()
     finally:
         if held:
-            slots.release()
+            slots.give_back(interview_id)
 
 
-def _stream_slots() -> threading.BoundedSemaphore:
+class StreamSlots:
+    """How many event streams this process holds open, in all and per interview."""
+
+    def __init__(self, ceiling: int, per_link: int):
+        self.ceiling, self.per_link = ceiling, per_link
+        self.open: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    def take(self, interview_id: str) -> bool:
+        with self.lock:
+            if sum(self.open.values()) >= self.ceiling or self.open.get(interview_id, 0) >= self.per_link:
+                return False
+            self.open[interview_id] = self.open.get(interview_id, 0) + 1
+            return True
+
+    def give_back(self, interview_id: str) -> None:
+        with self.lock:
+            left = self.open.get(interview_id, 0) - 1
+            if left > 0:
+                self.open[interview_id] = left
+            else:
+                self.open.pop(interview_id, None)
+
+
+# Under gthread workers a stream holds a thread: at most this many, so streams never take them all.
+THREAD_STREAMS = 2
+
+
+def _stream_slots() -> StreamSlots:
     return current_app.extensions["quizapp.interview_streams"]
 
 
 def init_app(app) -> None:
     # One count per process: gunicorn forks its workers from the app made here, and each has its own.
-    app.extensions["quizapp.interview_streams"] = threading.BoundedSemaphore(app.config["INTERVIEW_STREAMS"])
+    ceiling = app.config["INTERVIEW_STREAMS"]
+    if app.config.get("WORKER_CLASS") == "gthread":
+        ceiling = min(ceiling, THREAD_STREAMS)
+    app.extensions["quizapp.interview_streams"] = StreamSlots(ceiling, app.config["INTERVIEW_STREAMS_PER_LINK"])

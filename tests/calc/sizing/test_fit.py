@@ -70,3 +70,9 @@ def test_the_json_carries_the_verdict():
 @pytest.mark.parametrize("heads, tp, expected", [(32, 1, [2, 4, 8, 16, 32]), (64, 8, [16, 32, 64]), (40, 2, [4, 5, 8, 10, 20, 40])])
 def test_the_sizes_searched_divide_the_attention_heads(heads, tp, expected):
     assert candidate_sizes(heads, tp) == expected
+
+
+def test_the_search_tries_a_bounded_number_of_sizes():
+    # 720,720 has 240 divisors; the search tries the first twelve above the current size.
+    sizes = candidate_sizes(720_720, 1)
+    assert len(sizes) == 12 and sizes[:4] == [2, 3, 4, 5]

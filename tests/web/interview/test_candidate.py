@@ -97,16 +97,37 @@ def test_the_stream_sends_the_state_and_each_change(client, interviewer, session
     assert after["status"] == "live" and after["revealed"] == ["short"] and after["version"] > first["version"]
 
 
-def test_a_stream_past_the_limit_sends_the_state_once_and_closes(app, client, interviewer, session):
+def test_a_stream_past_the_ceiling_sends_the_state_once_and_closes(app, client, interviewer, session):
     slots = app.extensions["quizapp.interview_streams"]
-    taken = [slots.acquire(blocking=False) for _ in range(app.config["INTERVIEW_STREAMS"])]
-    assert all(taken)
+    others = [f"interview-{n}" for n in range(app.config["INTERVIEW_STREAMS"])]
+    assert all(slots.take(other) for other in others)
     try:
         [state] = events_of(client, session["candidate_url"])
         assert state["status"] == "waiting"
     finally:
-        for _ in taken:
-            slots.release()
+        for other in others:
+            slots.give_back(other)
+
+
+def test_one_link_s_streams_cannot_take_another_interview_s_place(app, client, interviewer, session):
+    # Issue 21: 40 streams on one candidate link filled the process's 2 slots, and every other
+    # interview's stream closed at once.
+    slots = app.extensions["quizapp.interview_streams"]
+    greedy = interviewer.create()["candidate_url"]
+    greedy_id = next(iter(slots.open), None)
+    flood = 40
+    taken = [slots.take("greedy") for _ in range(flood)]
+    assert sum(taken) == app.config["INTERVIEW_STREAMS_PER_LINK"] < flood
+    try:
+        assert slots.take("another interview")  # a place is left for every other link
+        slots.give_back("another interview")
+        [state] = events_of(client, session["candidate_url"])
+        assert state["status"] == "waiting"
+    finally:
+        for held in taken:
+            if held:
+                slots.give_back("greedy")
+    assert greedy and greedy_id is None and slots.open == {}
 
 
 def test_private_work_does_not_wake_the_candidates_stream(client, interviewer, session):
