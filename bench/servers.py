@@ -16,6 +16,7 @@ names afterwards (each run makes new learners).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import tempfile
 import threading
@@ -51,7 +52,8 @@ def measure(db: str, servers: int, clients: int, events: int, workdir: Path) -> 
         return {"servers": servers, "clients": share * servers, "events": sum(r["completed"] for r in runs),
                 "per_second": round(sum(r["per_second"] for r in runs)),
                 "p50_ms": max(r["p50_ms"] or 0 for r in runs), "p99_ms": max(r["p99_ms"] or 0 for r in runs),
-                "errors": sum(r["errors"] + r["wrong_answers"] for r in runs), "seconds": round(elapsed, 1)}
+                "errors": sum(r["errors"] + r["wrong_answers"] for r in runs), "seconds": round(elapsed, 1),
+                "examples": [e for r in runs for e in r["error_examples"] + r["wrong_examples"]][:3]}
     finally:
         for server in started:
             server.stop()
@@ -75,17 +77,22 @@ def main() -> int:
     args = parser.parse_args()
     if not args.db.startswith(("postgresql://", "postgres://")):
         parser.error("--db must be a postgresql:// URL: a SQLite file belongs to one server")
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="quizapp-servers-") as tmp:
         work = Path(tmp)
         rows = [("SQLite file", measure(str(work / "bench.sqlite"), 1, args.clients, args.events, work))]
         for servers in (1, 2):
             rows.append(("PostgreSQL", measure(args.db, servers, args.clients, args.events, work)))
-    import os
+    load_after = os.getloadavg()[0]
     lines = [MARK, "## Event POSTs on a shared database (bench/run --db)", "",
              f"`bench/run --db postgresql://…` on this machine ({os.cpu_count()} CPUs; the servers, the "
              "PostgreSQL server and the clients share them), each server `quizapp serve` with 2 workers x 4 "
              f"threads, {args.clients} clients split across the servers, {args.events} posts each, 10 % of them "
-             "retries:", "", *table(rows), "",
+             "retries; the machine's load average (1 min) was "
+             f"{load_before:.1f} before and {load_after:.1f} after (other work shared the CPUs when it is above 2):",
+             "", *table(rows), "",
+             *[f"Errors on {name} with {r['servers']} server(s), e.g.: {'; '.join(r['examples'])}" for name, r in rows
+               if r["examples"]],
              "Every server and the database share one machine here, so a second server adds no CPU: on "
              "separate machines each server brings its own.", MARK]
     text = args.output.read_text(encoding="utf-8") if args.output.exists() else ""

@@ -62,7 +62,7 @@ def test_a_request_that_ends_inside_a_transaction_leaves_none_behind(app):
         db.conn.execute("CREATE TABLE half_done (x INTEGER)")
     with app.app_context():
         db = storage.get_db()
-        assert not (db.in_transaction if hasattr(db, "in_transaction") else db.conn.in_transaction)
+        assert not db.conn.in_transaction
         assert "half_done" not in db.table_names()
 
 

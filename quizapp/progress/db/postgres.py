@@ -30,6 +30,15 @@ def is_url(location) -> bool:
     return isinstance(location, str) and location.startswith(SCHEMES)
 
 
+class _Connection(psycopg.Connection):
+    """psycopg's connection, with sqlite3's ``in_transaction`` (code that holds a connection of
+    either kind may ask it, and ``rollback()``/``close()``, the same way)."""
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+
+
 class PostgresDatabase:
     """One connection, with the small part of sqlite-utils' ``Database`` the storage modules use:
     ``execute(sql, params)`` returning a cursor (``fetchone``, ``fetchall``, ``rowcount``,
@@ -39,7 +48,7 @@ class PostgresDatabase:
 
     def __init__(self, url: str):
         self.url = url
-        self.conn = psycopg.connect(url, autocommit=True)
+        self.conn = _Connection.connect(url, autocommit=True)
         self.conn.execute(f"SET lock_timeout = {LOCK_TIMEOUT_MS}")
         self.conn.execute("SET TIME ZONE 'UTC'")
 
@@ -48,7 +57,7 @@ class PostgresDatabase:
 
     @property
     def in_transaction(self) -> bool:
-        return self.conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+        return self.conn.in_transaction
 
     def table_names(self) -> list[str]:
         return [row[0] for row in self.execute(
