@@ -9,10 +9,15 @@ from __future__ import annotations
 import re
 
 import pytest
+from quizapp.cards import load_card
+from tests.paths import QUESTIONS
+
 from playwright.sync_api import Page, expect
 
 VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
-STAGES = ["short", "full", "followup-1", "followup-2", "followup-3", "followup-4", "wrong", "taught"]
+# Every stage of questions/kv-pool-users.md, in its order (the seed's four follow-ups, then those
+# merged into it by issue 20), read from the card.
+STAGES = load_card(QUESTIONS / "kv-pool-users.md", "kv-pool-users.md").stage_names
 # py-fsrs 6's defaults for a new card: learning steps of 1 and 10 minutes, Hard halfway between
 # them (5.5 min, shown rounded), Easy graduating at its initial stability w[3] = 8.2956 days.
 INTERVALS = ["1 Again 1 min", "2 Hard 6 min", "3 Good 10 min", "4 Easy 8 days"]

@@ -30,9 +30,9 @@ def test_invalid_yaml_points_at_the_line(write_card):
 def test_the_seed_card_loads_clean():
     card = load(Path("questions/kv-pool-users.md"))
     assert card.warnings == []
-    # The seed's four follow-ups and three wrong answers, and those of the two cards merged into it
-    # (issue 20: kv-pool-tokens-for-seats, reading-the-kv-startup-lines), levels in order.
-    assert [f.level for f in card.follow_ups] == ["L2"] * 4 + ["L3"] * 4
+    # The seed's four follow-ups and three wrong answers first (their stages keep their numbers), then
+    # those of the two cards merged into it (issue 20: kv-pool-tokens-for-seats, reading-the-kv-startup-lines).
+    assert [f.level for f in card.follow_ups] == ["L2", "L2", "L3", "L3"] * 2
     assert len(card.wrong_answers) == 6
 
 
