@@ -152,7 +152,7 @@ def delete_note(db: Database, interview_id: str, note_id) -> None:
 
 def recommend(db: Database, interview_id: str, recommendation: str | None, reason: str) -> None:
     """The overall recommendation (a key of RECOMMENDATIONS, or None: not given yet) and its reason."""
-    if recommendation is not None and recommendation not in RECOMMENDATIONS:
+    if recommendation is not None and (not isinstance(recommendation, str) or recommendation not in RECOMMENDATIONS):
         raise InterviewError(f"recommendation must be one of {', '.join(RECOMMENDATIONS)}", "recommendation")
     reason = text(reason, "reason", MAX_NOTE)
     with write(db):

@@ -124,3 +124,10 @@ def test_a_lone_surrogate_in_an_interview_s_text_is_400_naming_it(client, interv
         response = interviewer.post(base + path, body)
     assert response.status_code == 400 and response.get_json()["field"] == field, response.get_json()
     assert "lone surrogate" in response.get_json()["error"]
+
+
+def test_a_recommendation_that_is_not_text_is_400_naming_it(interviewer):
+    # Found by the Hypothesis tests' deep nesting (issue 21): a list as the recommendation was a 500.
+    made = interviewer.create()
+    response = interviewer.post(made["interviewer_url"] + "/recommendation", {"recommendation": [[1]], "reason": ""})
+    assert response.status_code == 400 and response.get_json()["field"] == "recommendation"
