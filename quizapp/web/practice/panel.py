@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ...calc import BY_NAME, CalcError, fmt, gpu_entries, kv_cache_dtypes_for
+from ...calc import BY_NAME, CalcError, fmt, gpu_entries, kv_cache_dtypes_for, model_ids
 from ...calc import FIT_CHECKS
 from ...cards import Refused
 from ...cards.scenario import POOL_RULES
@@ -140,10 +140,13 @@ def _mark(rows: list[dict], error: CalcError | None, typed) -> list[dict]:
             row["value"] = typed[row["name"]]
         if typed is not None and row["name"] == error.field and row["kind"] == "select" and typed.get(row["name"]):
             # The reader's choice stays in view beside why it cannot be shown.
+            # Only a choice that names something real (a catalog model or GPU): an unknown id is
+            # reported beside the field, and the select keeps the card's own value.
             chosen = str(typed[row["name"]])
-            row["value"] = chosen
-            if chosen not in row["options"]:
-                row["options"] = [chosen] + list(row["options"])
+            if chosen in row["options"] or chosen in _KNOWN.get(row["name"], lambda: ())():
+                row["value"] = chosen
+                if chosen not in row["options"]:
+                    row["options"] = [chosen] + list(row["options"])
         if row["name"] == error.field:
             row["error"] = message_for_people(error)
     return rows
@@ -169,6 +172,9 @@ def message_for_people(error: CalcError) -> str:
         return label + message[len(field):]
     return message[:1].upper() + message[1:]
 
+
+# The ids a select may show when the reader chose one the panel does not offer here.
+_KNOWN = {"model": model_ids, "gpu": lambda: [g["id"] for g in gpu_entries()]}
 
 # Names in a reader's words, for error messages.
 PLAIN = {"max_model_len": "Max model length", "kv_cache_memory_bytes": "The KV pool in bytes",
