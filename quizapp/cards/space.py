@@ -45,6 +45,9 @@ class ScenarioSpace:
     # Models of those kinds left out because they cannot start in the card's scenario, each with why
     # (load.startable): a reader who asks for one is told why, not that the card is not written for it.
     left_out: tuple[tuple[str, str, str | None], ...] = ()  # (model, why, the start check)
+    # Models kept for the variants that name them but that cannot start in the card's own scenario:
+    # the panel offers each only in its variant, so no option it shows is a deployment that cannot exist.
+    variant_only: tuple[str, ...] = ()
 
     def allows_input(self, name: str) -> bool:
         return name in self.inputs

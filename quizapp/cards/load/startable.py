@@ -21,7 +21,8 @@ def startable_space(source: CardSource, scenario: dict | None, space: ScenarioSp
                     variants) -> ScenarioSpace | None:
     """``space`` (``front_matter.check_space``'s) with only the models that can start in ``scenario``;
     each one that ``space.models`` lists and cannot is reported. The models the variants name stay
-    (their own scenarios are checked as variants)."""
+    (their own scenarios are checked as variants); those that cannot start in ``scenario`` are
+    marked ``variant_only``, for the panel to offer in their variant alone."""
     if scenario is None or space is None:
         return space
     raw = source.front_matter.get("space")
@@ -29,6 +30,8 @@ def startable_space(source: CardSource, scenario: dict | None, space: ScenarioSp
     keep = tuple(v.inputs.get("model") for v in variants)
     own = scenario.get("model")
     kept, left_out = [], []
+    variant_only = tuple(model for model in dict.fromkeys(keep)
+                         if model and model != own and cannot_start(scenario, {"model": model}, space.refusals))
     for index, model in enumerate(space.models):
         found = None if model == own or model in keep else cannot_start(scenario, {"model": model}, space.refusals)
         if found is None:
@@ -41,4 +44,4 @@ def startable_space(source: CardSource, scenario: dict | None, space: ScenarioSp
                           f"space.models lists {model}, which cannot start in the card's scenario: {why}",
                           "leave it out of space.models, or change the scenario so it fits (a GPU, "
                           "tensor_parallel_size, the pool)")
-    return replace(space, models=tuple(kept), left_out=tuple(left_out))
+    return replace(space, models=tuple(kept), left_out=tuple(left_out), variant_only=variant_only)

@@ -64,7 +64,8 @@ def controls(card, scenario, error: CalcError | None = None, typed=None) -> list
 def _row(name: str, value, scenario, card=None) -> dict:
     row = {"name": name, "label": LABELS[name], "kind": "text", "value": _shown(name, value)}
     if name == "model":
-        models = list(card.space.models)
+        # A variant's model that cannot start in the card's own scenario is offered in its variant only.
+        models = [m for m in card.space.models if m not in card.space.variant_only or m == scenario.inputs.model]
         if scenario.inputs.model not in models:  # a variant's own model stays choosable
             models.insert(0, scenario.inputs.model)
         row.update(kind="select", options=models)

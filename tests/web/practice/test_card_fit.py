@@ -55,3 +55,18 @@ def test_the_values_api_answers_400_with_the_field(client):
     response = client.get("/api/cards/kv-pool-users/values?pool_rule=fraction&gpu_memory_utilization=0.5")
     assert response.status_code == 400 and response.get_json()["field"] == "gpu_memory_utilization"
     assert response.get_json()["error"].startswith("Does not fit: ")
+
+
+def model_options(page: str) -> list[str]:
+    select = re.search(r'<select id="in-model".*?</select>', page, re.S).group(0)
+    return re.findall(r'<option value="([^"]+)"', select)
+
+
+def test_a_variants_model_too_big_for_the_cards_own_gpu_is_offered_only_in_its_variant(client):
+    # Qwen3-32B's 65.5e9 B of BF16 weights do not fit the card's 22.49 GiB L4; its variant puts it on an H100.
+    own = model_options(client.get(CARD).get_data(as_text=True))
+    assert "Qwen/Qwen3-32B" not in own and "Qwen/Qwen3-8B" in own
+    variants = client.get(CARD).get_data(as_text=True)
+    index = re.findall(r'<option value="(\d+)"[^>]*>Qwen3-32B on an H100', variants)
+    query = f"?variant={index[0]}" if index else "?variant=2"
+    assert "Qwen/Qwen3-32B" in model_options(client.get(CARD + query).get_data(as_text=True))
