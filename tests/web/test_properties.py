@@ -17,10 +17,22 @@ from quizapp.calc import FIELD_NAMES, gpu_entries, model_ids
 PROPERTY = settings(max_examples=200, derandomize=True, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
+def nested(levels: int):
+    value = [1]
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+# What broke routes in issue 21: lone surrogates (JSON "\ud800", no UTF-8 can hold them), integers
+# longer than any figure (Python refuses 4,300 digits), and deep nesting (below the 64-level limit).
+hostile = st.sampled_from(["\ud800", "a\udfffz", "\udc00" * 3, 10**200, -(10**150), nested(40),
+                           {"deep": nested(30)}])
 # JSON as a client may send it: any scalar, and lists and objects of them, a few levels deep.
 scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
                     st.text(max_size=50))
-json_values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
+# JSON bodies get the hostile values too (a form cannot carry a lone surrogate: UTF-8 has none).
+json_values = st.recursive(st.one_of(scalars, hostile), lambda inner: st.one_of(st.lists(inner, max_size=4),
                                                              st.dictionaries(st.text(max_size=10), inner, max_size=4)),
                            max_leaves=12)
 
