@@ -8,6 +8,7 @@ import sys
 import click
 
 from ..calc import MAX_LOG_CHARS, CalcError, read_log
+from ..calc.log.reading import NOT_IN_FORMAT
 from .errors import fail, flag as _flag, read_bounded
 
 
@@ -47,6 +48,8 @@ def render_reading(data: dict) -> str:
                        ("max_concurrency", data["max_concurrency_text"]),
                        ("num_gpu_blocks", data["num_gpu_blocks"] and f"{data['num_gpu_blocks']:,} blocks"),
                        ("kv_cache_memory_bytes", memory and memory["text"])):
+        if not text and name == NOT_IN_FORMAT.get(data["log_format"]):
+            continue  # a figure this log's format does not print
         lines.append(f"  {name:<22} {text or 'not stated':<18}" + (f" line {data['lines'][name]}" if text else "")
                      .rstrip())
     implied = data["implied_kv_bytes_per_token"]

@@ -117,10 +117,14 @@ def pool_evidence(memory: Memory | None, pool: Pool, settings: Settings, sizes: 
     low = min(memory.low / (most + bs) for bs, _, most in held)
     high = max(memory.high / least for _, least, _ in held)
     largest = max(sizes)
+    least, most = ceil(min(h[1] for h in held)), floor(max(h[2] for h in held))
+    # The figure the log printed, once; what its blocks may hold beyond it is said in words.
+    beyond = "" if most <= least else (
+        f" (vLLM may print int(concurrency × max_model_len), up to {most - least:,} short of the tokens its "
+        "blocks hold)")
     return Evidence("pool", low, high, (
-        f"{_memory_words(memory)} ÷ {what}: the blocks hold {_range(min(h[1] for h in held), max(h[2] for h in held))}"
-        f" tokens, and whole blocks leave less than one block ({largest} tokens) of memory over, so "
-        f"{_range(low, high)} B per token"))
+        f"{_memory_words(memory)} ÷ {what}{beyond}, and whole blocks leave less than one block ({largest} tokens) "
+        f"of memory over, so {_range(low, high)} B per token"))
 
 
 def _tokens_held(tokens: int, settings: Settings, block_size: int) -> tuple[Fraction, Fraction]:

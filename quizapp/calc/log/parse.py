@@ -3,7 +3,14 @@
 ``parse_log`` splits the text into lines, strips vLLM's prefixes and terminal colours,
 recognises each line through ``patterns.PATTERNS``, and returns every fact with its line,
 plus the lines it did and did not recognise. A log may hold several starts (restarts); the
-facts are the last start's.
+facts are the last start's, and the pool lines of the earlier starts are listed as not read.
+
+Lines are read in their true order: people paste excerpts gathered from two processes (the
+API server's lines, then the engine's) or grep a compose log, so the pool lines may come before
+the ``non-default args`` line that started their run. Where lines carry vLLM's timestamp
+("INFO 12-01 10:00:03"), the lines are sorted by it (a stable sort; a line without one keeps
+its place after the line before it, as a traceback's lines follow their error). Line numbers
+stay the pasted text's.
 
 Hostile input: the text is bounded (``MAX_LOG_CHARS``, ``MAX_LOG_LINES``) and each line is
 read up to ``MAX_LINE_CHARS``.
@@ -15,7 +22,8 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import CalcError
-from .patterns import PATTERNS, RESULTS, known, recognise
+from .patterns import PATTERNS, known, recognise
+from .patterns import RESULTS as RESULT_FACTS
 
 MAX_LOG_CHARS = 2_000_000
 MAX_LOG_LINES = 20_000
@@ -24,6 +32,14 @@ MAX_LISTED_CHARS = 300  # of an unrecognised line, as listed
 
 ANSI = re.compile(r"\x1b\[[0-9;?]{0,20}[A-Za-z]")
 # "(EngineCore_DP0 pid=12) INFO 10-01 12:00:20 [core.py:77] " or V0's "INFO 04-02 21:42:59 worker.py:241] "
+# vLLM's "LEVEL MM-DD HH:MM:SS[.ffffff]", wherever a grep or compose prefix puts it in the line.
+STAMP = re.compile(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s{1,4}(\d\d)-(\d\d)\s(\d\d):(\d\d):(\d\d)"
+                   r"(?:[.,](\d{1,6}))?(?!\d)")
+STAMP_SEARCHED = 300  # characters of a line searched for its timestamp
+STARTS_RUN = frozenset(p.name for p in PATTERNS if p.starts_run)
+RESULTS = frozenset(RESULT_FACTS)
+MAX_DROPPED = 20  # pool lines of earlier starts, as listed
+POOL_FACTS = ("pool_tokens", "v0_pool_tokens", "num_gpu_blocks", "max_concurrency")
 PREFIX = re.compile(r"(?:\([^()]{0,80}\)\s{0,4})?(?:[A-Z]{4,8}\s{1,4}\d\d-\d\d\s\d\d:\d\d:\d\d(?:\.\d{1,6})?\s{1,4})?"
                     r"(?:\[?[\w./-]{1,80}:\d{1,6}\]\s?)?")
 
@@ -38,6 +54,9 @@ class ParsedLog:
     lines_total: int = 0  # lines that are not blank
     runs: int = 1  # vLLM starts in the text
     first_line: int = 1  # where the run that was read starts
+    reordered: bool = False  # the lines were read in their timestamps' order, not the text's
+    dropped: list[tuple[int, str, object]] = field(default_factory=list)  # (line, fact, value): earlier starts'
+    dropped_total: int = 0
 
     def all(self, name: str) -> list[tuple[object, int]]:
         return self.facts.get(name, [])
@@ -67,32 +86,73 @@ def message_of(line: str) -> str:
     return line[PREFIX.match(line).end():].strip()
 
 
+def timestamp(line: str) -> tuple[int, ...] | None:
+    """(month, day, hour, minute, second, microsecond) of vLLM's timestamp in the line, or None."""
+    found = STAMP.search(line, 0, STAMP_SEARCHED)
+    if not found:
+        return None
+    *whole, fraction = found.groups()
+    return (*map(int, whole), int((fraction or "0").ljust(6, "0")))
+
+
+def time_order(stamps: list[tuple[int, ...] | None]) -> list[int]:
+    """The indices of the lines in their true order: a stable sort by timestamp, where a line without
+    one follows the line before it. A log over New Year (December and January) puts January last."""
+    months = {s[0] for s in stamps if s}
+    wraps = 12 in months and 1 in months
+    keys, last = [], (-1,)
+    for stamp in stamps:
+        if stamp:
+            last = (stamp[0] + 12, *stamp[1:]) if wraps and stamp[0] <= 6 else stamp
+        keys.append(last)
+    return sorted(range(len(stamps)), key=keys.__getitem__)
+
+
 def parse_log(text: str) -> ParsedLog:
-    """Read every line; keep the facts of the last vLLM run in the text (a log may hold restarts)."""
+    """Read every line in its true order; keep the facts of the last vLLM run in the text (a log may
+    hold restarts), and list the pool lines of the runs before it."""
     lines = split_lines(text)
     parsed = ParsedLog()
-    runs: list[list[tuple[int, dict]]] = [[]]
-    results_seen = False
+    read: list[tuple[int, list[str], dict]] = []  # (line, pattern names, facts), as in the text
+    stamps = []
     for number, line in enumerate(lines, start=1):
-        message = message_of(line)
+        clean = ANSI.sub("", line[:MAX_LINE_CHARS]).strip()
+        message = clean[PREFIX.match(clean).end():].strip()
         if not message:
             continue
         parsed.lines_total += 1
+        stamps.append(timestamp(clean))
         names, facts = recognise(message)
+        read.append((number, names, facts))
         if names:
-            if results_seen and any(p.starts_run for p in PATTERNS if p.name in names):
-                runs.append([])
-                results_seen = False
-            results_seen = results_seen or any(key in facts for key in RESULTS)
-            runs[-1].append((number, facts))
             parsed.recognised.append((number, names[0]))
         elif known(message):
             parsed.recognised.append((number, "known"))
         else:
             parsed.unrecognised.append((number, line.strip()[:MAX_LISTED_CHARS]))
+    order = time_order(stamps)
+    parsed.reordered = order != sorted(order)
+    runs: list[list[tuple[int, dict]]] = [[]]
+    results_seen = False
+    for index in order:
+        number, names, facts = read[index]
+        if not names:
+            continue
+        if results_seen and not STARTS_RUN.isdisjoint(names):
+            runs.append([])
+            results_seen = False
+        results_seen = results_seen or not RESULTS.isdisjoint(facts)
+        runs[-1].append((number, facts))
     parsed.runs = len(runs)
     if runs[-1]:
         parsed.first_line = runs[-1][0][0]
+    for run in runs[:-1]:
+        for number, facts in run:
+            for key in POOL_FACTS:
+                if key in facts:
+                    parsed.dropped_total += 1
+                    if len(parsed.dropped) < MAX_DROPPED:
+                        parsed.dropped.append((number, key, facts[key]))
     for number, facts in runs[-1]:
         for key, value in facts.items():
             parsed.facts.setdefault(key, []).append((value, number))

@@ -56,8 +56,16 @@ def read_log(text: str) -> LogReading:
                         "vLLM prints as it starts (such as 'GPU KV cache size: N tokens', 'Available KV cache "
                         "memory', 'non-default args' or 'Initializing a V1 LLM engine')", "log")
     notes = []
+    if parsed.reordered:
+        notes.append("the lines are not in the order vLLM printed them (lines of several processes, or a grep); "
+                     "this reads them in their timestamps' order")
     if parsed.runs > 1:
         notes.append(f"the log holds {parsed.runs} vLLM starts; this reads the last, from line {parsed.first_line}")
+    if parsed.dropped:
+        more = parsed.dropped_total - len(parsed.dropped)
+        notes.append("not read, as they belong to an earlier start than the one read: "
+                     + "; ".join(f"line {line}: {_pool_words(key, value)}" for line, key, value in parsed.dropped)
+                     + (f"; and {more:,} more" if more else ""))
     pool, lines, found = _pool(parsed)
     notes += found
     settings, setting_lines, found = _settings(parsed, pool, lines.get("max_concurrency"))
@@ -110,6 +118,17 @@ def _pool(parsed: ParsedLog) -> tuple[Pool, dict[str, int], list[str]]:
         blocks, lines["num_gpu_blocks"] = min(all_blocks, key=lambda seen: seen[0])
     one_line = bool({n for _, n in concurrency} & {n for _, n in pools})
     return Pool(tokens, text, blocks, length, one_line), lines, notes
+
+
+def _pool_words(key: str, value) -> str:
+    """A pool fact as vLLM prints it."""
+    if key == "pool_tokens":
+        return f"'{value[1]} KV cache size: {value[0]:,} tokens'"
+    if key == "max_concurrency":
+        return f"'Maximum concurrency for {value[0]:,} tokens per request: {value[1]}'"
+    if key == "num_gpu_blocks":
+        return f"'# GPU blocks: {value:,}'"
+    return f"'... stored in KV cache ({value:,})'"
 
 
 def _spread(what: str, values: set) -> list[str]:

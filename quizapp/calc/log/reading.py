@@ -17,6 +17,9 @@ from ..versions import parse_version
 from .parse import ParsedLog
 
 MAX_LISTED = 200  # recognised and unrecognised lines listed in the JSON
+# The pool figure a log's format (``LogReading.log_format``) cannot state: V1 prints the pool in
+# tokens, V0 in blocks. A reading lists it only where the log states it all the same.
+NOT_IN_FORMAT = {"V1": "num_gpu_blocks", "V0": "pool_tokens"}
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,18 @@ class LogReading:
     continue_inputs: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def log_format(self) -> str | None:
+        """"V1" for a log in the V1 engine's format (it prints "GPU KV cache size: N tokens", never V0's
+        "# GPU blocks: N"), "V0" for the V0 engine's, None where the log does not show which."""
+        if self.pool.num_gpu_blocks is not None:
+            return "V0"
+        if "pool_tokens" in self.parsed.facts:
+            return "V1"
+        if self.settings.v0_engine or "v0_pool_tokens" in self.parsed.facts:
+            return "V0"
+        return "V1" if (self.settings.version or (0, 0)) >= (0, 11) else None
+
     def to_json(self) -> dict:
         implied, memory, pool = self.implied, self.memory, self.pool
         data = self.settings.to_json()
@@ -145,6 +160,7 @@ class LogReading:
             "max_concurrency": pool.max_concurrency,
             "max_concurrency_text": pool.max_concurrency_text,
             "num_gpu_blocks": pool.num_gpu_blocks,
+            "log_format": self.log_format,
             "kv_cache_memory_bytes": memory.bytes if memory else None,
             "kv_cache_memory": memory.to_json() if memory else None,
             "memory_profile": self.memory_profile or None,

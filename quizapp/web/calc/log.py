@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, jsonify, render_template, request
 
 from ...calc import MAX_LOG_CHARS, CalcError, LogReading, read_log
+from ...calc.log.reading import NOT_IN_FORMAT
 from ..security import limit_body
 
 bp = Blueprint("calc_log", __name__, url_prefix="/calc/log")
@@ -99,8 +100,9 @@ def _pool(data: dict) -> list[dict]:
              "max_concurrency": data["max_concurrency_text"],
              "num_gpu_blocks": data["num_gpu_blocks"] and f"{data['num_gpu_blocks']:,} blocks",
              "kv_cache_memory_bytes": memory and f"{memory['text']} ({memory['source']})"}
+    cannot = NOT_IN_FORMAT.get(data["log_format"])
     return [{"name": name, "label": label, "text": texts[name], "line": data["lines"].get(name)}
-            for name, label in POOL_LINES]
+            for name, label in POOL_LINES if texts[name] or name != cannot]
 
 
 def _comparisons(predicted: dict) -> list[dict]:

@@ -169,3 +169,25 @@ def test_the_api_takes_same_origin_requests(client):
 def test_the_api_bounds_the_body(client):
     response = client.post("/api/read-log", json={"log": "x" * (3 * 1024 * 1024)})
     assert response.status_code == 413 and response.get_json()["field"] is None
+
+
+# -- only the figures the log's format could state (issue 21) -----------------------------------
+
+def test_a_v1_log_lists_no_v0_block_count_and_states_its_one_pool_figure(client):
+    # The reference page's lines as pasted: vLLM's V1 format, 181,777 tokens at a 10e9 B pin.
+    page = post_log(client, log("reference-deepseek-v4-flash.log")).get_data(as_text=True)
+    assert 'id="pool-num_gpu_blocks"' not in page and "# GPU blocks (V0)" not in page
+    assert '<tr id="pool-pool_tokens"><th scope="row">GPU KV cache size</th><td>181,777 tokens</td>' in page
+    assert "181,777 – 181,778" not in page and "÷ 181,777 logged tokens" in page
+
+
+def test_a_v0_log_lists_its_blocks_and_no_v1_token_line(client):
+    page = post_log(client, log("vllm-v0-blocks.log")).get_data(as_text=True)
+    assert '<tr id="pool-num_gpu_blocks"><th scope="row"># GPU blocks (V0)</th><td>5,102 blocks</td>' in page
+    assert 'id="pool-pool_tokens"' not in page
+
+
+def test_an_excerpt_with_its_pool_lines_first_reads_like_the_whole_log(client):
+    lines = log("reference-deepseek-v4-flash.log").splitlines()
+    page = post_log(client, "\n".join(lines[1:] + lines[:1])).get_data(as_text=True)
+    assert '<td>181,777 tokens</td>' in page and "in their timestamps&#39; order" in page
