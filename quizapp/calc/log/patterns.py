@@ -198,10 +198,45 @@ class LinePattern:
     regex: re.Pattern
     read: Callable[[re.Match], dict]
     starts_run: bool = False  # vLLM prints it once, as a run starts
+    needle: str = ""  # text every line it matches holds: a line without it is not searched
 
 
 def _p(name: str, pattern: str, read: Callable[[re.Match], dict], starts_run: bool = False) -> LinePattern:
-    return LinePattern(name, re.compile(pattern), read, starts_run)
+    return LinePattern(name, re.compile(pattern), read, starts_run, NEEDLES[name])
+
+
+# The text each pattern's matches hold, so most lines skip most regular expressions.
+NEEDLES = {
+    "api_server_version": "vLLM API server version",
+    "banner_version": "█",
+    "banner_model": "█",
+    "non_default_args": "non-default args: {",
+    "engine_config": "LLM engine",
+    "load_model": "Starting to load model ",
+    "architecture": "Resolved architecture: ",
+    "max_model_len": "Using max model len ",
+    "chunked_prefill": "Chunked prefill is enabled with max_num_batched_tokens=",
+    "downcast": "Downcasting torch.",
+    "block_size_forced": "Forcing kv cache block size to ",
+    "block_size_hybrid": "Setting attention block size to ",
+    "model_loading": " took ",
+    "available_kv": "Available KV cache memory: ",
+    "kv_pinned": " memory for KV Cache as specified by kv_cache_memory_bytes",
+    "profile_v1": "Total non KV cache memory: ",
+    "budget_v0": "can use total_gpu_memory (",
+    "split_v0": "model weights take ",
+    "results_v0": "Memory profiling results: ",
+    "device_memory": "Free memory on device ",
+    "kv_in_use_bytes": "Current kv cache memory in use is ",
+    "kv_in_use": "Current kv cache memory in use is ",
+    "refusal_free_memory": "Free memory on device ",
+    "refusal_one_request": "To serve at least one request with the model",
+    "refusal_max_seq_len": "The model's max seq len (",
+    "refusal_no_memory": "No available memory for the cache blocks",
+    "gpu_blocks": " blocks: ",
+    "pool_tokens": " KV cache size: ",
+    "max_concurrency": "Maximum concurrency for ",
+}
 
 
 PATTERNS = (
@@ -277,6 +312,8 @@ def recognise(message: str) -> tuple[list[str], dict]:
     """The names of the patterns a message matches, and the facts they read from it."""
     names, facts = [], {}
     for pattern in PATTERNS:
+        if pattern.needle not in message:
+            continue
         match = pattern.regex.search(message)
         if not match:
             continue
