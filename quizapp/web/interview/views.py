@@ -15,7 +15,8 @@ from ...cards.rubric import SCALE
 from ...progress import interviews
 from ...progress.interviews import MAX_NAME, MAX_NOTE, MAX_SCRATCH, RECOMMENDATIONS, InterviewError, PlannedCard
 from ..access import author_access
-from .api import private_response, remember
+from .api import private_response
+from .links import OLD_KEY, move_old_links, remember, remembered
 from .report import markdown, report as report_data
 from .clock import moment_text
 from .scenario import scenario_controls, scenario_rows
@@ -25,6 +26,14 @@ from ..storage import get_bank, get_db
 
 bp = Blueprint("interview", __name__, url_prefix="/interview")
 bp.after_request(private_response)
+
+
+@bp.before_app_request
+def _old_cookie():
+    """A cookie that still lists interviewer tokens (from before the session id) gives them up."""
+    if OLD_KEY in session:
+        move_old_links()
+
 
 # How the new-session form labels the inputs a card's space lets the interviewer change.
 INPUT_LABELS = {"model": "Model", "kv_cache_dtype": "KV cache dtype", "tensor_parallel_size": "Tensor parallel size",
@@ -37,7 +46,7 @@ INPUT_LABELS = {"model": "Model", "kv_cache_dtype": "KV cache dtype", "tensor_pa
 @bp.get("")
 def index():
     """The sessions this browser created, newest first, each with its console and report."""
-    sessions = interviews.listing(get_db(), session.get("interviews", []))
+    sessions = interviews.listing(get_db(), remembered())
     for item in sessions:
         item["when"] = moment_text(item["created_at"], None)
         item["recommendation"] = RECOMMENDATIONS.get(item["recommendation"] or "", "")
@@ -64,7 +73,7 @@ def create():
         created = interviews.create(get_db(), candidate, role, cards)
     except InterviewError as error:
         return _new_form(request.form, error)
-    remember(created.interviewer_token)
+    remember(created.id, created.interviewer_token)
     return redirect(url_for("interview.console", token=created.interviewer_token), code=303)
 
 
