@@ -1,7 +1,7 @@
 """The interviews a browser made, kept server-side: the browser's signed (not encrypted) session
 cookie holds only a random session id (``new_id``), and these rows map it to the interviewer
-links it knows, newest first: at most ``KEPT`` of them, each dropped once it is older than the
-lifetime the caller gives (the session cookie's own).
+links it knows, newest first: at most ``KEPT`` of them (and each interview in at most ``KEPT``
+browsers), each dropped once it is older than the lifetime the caller gives (the session cookie's own).
 
 Neither half opens an interview alone. A row is found by the SHA-256 digest of the session id,
 and holds the interviewer's token sealed with a pad only the session id gives (HMAC-SHA-512 of
@@ -49,6 +49,11 @@ def remember(db, session_id: str, interview_id: str, token: str, lifetime: timed
         db.execute(f"DELETE FROM {TABLE} WHERE session_digest = ? AND interview_id NOT IN "
                    f"(SELECT interview_id FROM {TABLE} WHERE session_digest = ? "
                    f"ORDER BY remembered_at DESC, interview_id LIMIT ?)", [key, key, KEPT])
+        # And each interview in at most KEPT browsers: a visitor who opens one console with a new
+        # cookie each time replaces its rows instead of adding one per request.
+        db.execute(f"DELETE FROM {TABLE} WHERE interview_id = ? AND session_digest NOT IN "
+                   f"(SELECT session_digest FROM {TABLE} WHERE interview_id = ? "
+                   f"ORDER BY remembered_at DESC, session_digest LIMIT ?)", [interview_id, interview_id, KEPT])
         db.execute(f"DELETE FROM {TABLE} WHERE remembered_at < ?", [iso(moment - lifetime)])
 
 

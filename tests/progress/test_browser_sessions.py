@@ -67,3 +67,16 @@ def test_a_session_id_has_the_shape_new_id_gives():
     assert browser_sessions.is_id(browser_sessions.new_id())
     for value in (None, 1, "", "x" * 43 + "y", "é" * 43, "a b" + "c" * 40, ["x"]):
         assert not browser_sessions.is_id(value)
+
+
+def test_an_interview_is_kept_for_its_30_newest_browsers(db):
+    # A visitor who opens one console with a new cookie each time replaces rows, never adds one per request.
+    (created,) = made(db, 1)
+    browsers = [browser_sessions.new_id() for _ in range(browser_sessions.KEPT + 5)]
+    for n, session_id in enumerate(browsers):
+        browser_sessions.remember(db, session_id, created.id, created.interviewer_token, YEAR,
+                                  START + timedelta(seconds=n))
+    assert db.execute("SELECT COUNT(*) FROM browser_interviews").fetchone()[0] == 30
+    later = START + timedelta(hours=1)
+    assert browser_sessions.links(db, browsers[0], YEAR, later) == []
+    assert browser_sessions.links(db, browsers[-1], YEAR, later) == [created.interviewer_token]

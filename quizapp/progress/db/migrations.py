@@ -196,6 +196,7 @@ def m010_browser_interviews(db: Database):
             PRIMARY KEY (session_digest, interview_id)
         )""")
     db.execute("CREATE INDEX idx_browser_interviews_remembered_at ON browser_interviews (remembered_at)")
+    db.execute("CREATE INDEX idx_browser_interviews_interview_id ON browser_interviews (interview_id, remembered_at)")
 
 
 # The columns an export writes for each row, as they stood when m004 counted them.

@@ -112,7 +112,8 @@ def m010_browser_interviews(db):
     _ddl(db, """CREATE TABLE browser_interviews (session_digest TEXT NOT NULL,
                     interview_id TEXT NOT NULL REFERENCES interviews(id), sealed TEXT NOT NULL,
                     remembered_at TEXT NOT NULL, PRIMARY KEY (session_digest, interview_id))""",
-         "CREATE INDEX idx_browser_interviews_remembered_at ON browser_interviews (remembered_at)")
+         "CREATE INDEX idx_browser_interviews_remembered_at ON browser_interviews (remembered_at)",
+         "CREATE INDEX idx_browser_interviews_interview_id ON browser_interviews (interview_id, remembered_at)")
 
 
 MIGRATIONS = (m001_learners_and_events, m002_scheduling, m003_interviews, m004_events_by_kind,

@@ -24,7 +24,7 @@ from ...progress import interviews, live
 from ...progress.interviews import NOTE_RULE, SCORE_RULE, InterviewError
 from ...fields import MAX_STORED, optional_whole_number, whole_number
 from ...cards import overrides_from_query
-from .links import remember
+from .links import move_old_links, remember
 from .scenario import changed_scenario, what_changed
 from .state import candidate_state, console_state, entry_of, open_session, plan, stage_of
 from ..storage import get_db
@@ -38,6 +38,12 @@ PING_SECONDS = 10
 
 # Cross-site requests and form posts without their CSRF token are refused for every route by
 # web/security.py, these included.
+
+
+@bp.before_request
+def old_cookie():
+    """A cookie from before the session id gives up its interviewer tokens (``links.move_old_links``)."""
+    move_old_links()
 
 
 @bp.after_request

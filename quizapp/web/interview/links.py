@@ -31,7 +31,9 @@ def remembered() -> list[str]:
 def move_old_links() -> None:
     """A cookie from before the session id: its tokens move server-side (still listed, oldest
     kept oldest) and leave the cookie."""
-    old = session.pop(OLD_KEY, None)
+    if OLD_KEY not in session:
+        return
+    old = session.pop(OLD_KEY)
     if not isinstance(old, list):
         return
     for token in reversed(old[:browser_sessions.KEPT]):

@@ -8,7 +8,7 @@ candidate's state alone (``interview_views.candidate_state``), so it carries no 
 from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, get_flashed_messages, jsonify, redirect, render_template, request, \
-    session, url_for
+    url_for
 
 from ...calc import KV_CACHE_DTYPES, BY_NAME, gpu_entries
 from ...cards.rubric import SCALE
@@ -16,7 +16,7 @@ from ...progress import interviews
 from ...progress.interviews import MAX_NAME, MAX_NOTE, MAX_SCRATCH, RECOMMENDATIONS, InterviewError, PlannedCard
 from ..access import author_access
 from .api import private_response
-from .links import OLD_KEY, move_old_links, remember, remembered
+from .links import move_old_links, remember, remembered
 from .report import markdown, report as report_data
 from .clock import moment_text
 from .scenario import scenario_controls, scenario_rows
@@ -28,11 +28,12 @@ bp = Blueprint("interview", __name__, url_prefix="/interview")
 bp.after_request(private_response)
 
 
-@bp.before_app_request
+@bp.before_request
 def _old_cookie():
-    """A cookie that still lists interviewer tokens (from before the session id) gives them up."""
-    if OLD_KEY in session:
-        move_old_links()
+    """A cookie that still lists interviewer tokens (from before the session id) gives them up on
+    any interview page (the interview API's too): not on every request, since reading the session
+    there would add ``Vary: Cookie`` to static files and public JSON."""
+    move_old_links()
 
 
 # How the new-session form labels the inputs a card's space lets the interviewer change.
@@ -161,7 +162,7 @@ def console(token):
     """The interviewer's console: the card in view, whole, under the session's scenario. The
     browser that opens it lists the session on /interview from then on."""
     sess = open_session(token, "interviewer")
-    remember(token)
+    remember(sess.id, token)
     cards = entries(sess)
     wanted = request.args.get("card") or sess.current
     selected = next((e for e in cards if e.id == wanted), cards[0])
