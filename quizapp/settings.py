@@ -37,7 +37,9 @@ SETTINGS = (
     Setting("BEHIND_PROXY", 0,
             "how many reverse proxies in front set X-Forwarded-* (serve --behind-proxy: 1); trusted "
             "only when set, since anyone can send those headers to a server reached directly"),
-    Setting("PERMANENT_SESSION_LIFETIME", 60 * 60 * 24 * 400, "Flask's: how long a session cookie lives, in seconds"),
+    Setting("PERMANENT_SESSION_LIFETIME", 60 * 60 * 24 * 400,
+            "Flask's: how long a session cookie lives, in seconds (and each interview link it lists on "
+            "/interview, from when it was made)"),
     Setting("SESSION_REFRESH_EACH_REQUEST", False,
             "Flask's: the cookie is sent again when the session changes and once a day (web/storage.py), "
             "since signing it on every response cost more than some pages' own work"),

@@ -21,11 +21,10 @@ from pathlib import Path
 
 from .caches import VERDICTS
 from .card import Card
-from .diagnostics import CardError, Diagnostic
-from .index import CardEntry, read_entry, unreadable
+from .diagnostics import CardError, Diagnostic, display_path
+from .index import CardEntry, learning_order, read_entry, unreadable
 from .load.card_file import load_card
 from .load.filing import resolve_aliases
-from .load.front_matter import LEVELS
 from ..lru import LRU
 from .template.limits import render_budget
 
@@ -34,6 +33,7 @@ log = logging.getLogger("quizapp.cards")
 # One card's load: the app's renders under its scenario and variants (a card takes well under a
 # second), and ``quizapp check``'s under every model of its space.
 LOAD_SECONDS = 5.0
+SLOW_RETRY_SECONDS = 60.0  # how long a card whose load ran out of time stays out before it is tried again
 CHECK_SECONDS = 30.0
 # How long a request waits for the very first load before it is served without cards.
 FIRST_LOAD_WAIT_SECONDS = 60.0
@@ -54,6 +54,7 @@ class Verdict:
 
     mtime: float
     diagnostics: list[Diagnostic]
+    retry_at: float | None = None  # a load that ran out of time (a busy machine): loaded again after it
 
 
 @dataclass
@@ -99,6 +100,7 @@ class Bank:
         if self._files is not None and now - self._looked_at < self.refresh_seconds:
             return self
         self._looked_at = now
+        self._retry_slow(now)
         files = _files(self.folder)
         if files == self._files:
             return self
@@ -114,6 +116,15 @@ class Bank:
             self._loading = False
             self._loaded.set()
         return self
+
+    def _retry_slow(self, now: float) -> None:
+        """Forget the verdicts of loads that ran out of time once their wait is over (listed again)."""
+        verdicts = self._shared.verdicts
+        due = [path for path, v in list(verdicts.items()) if v.retry_at is not None and v.retry_at <= now]
+        if due:
+            for path in due:
+                verdicts.pop(path, None)
+            self._publish()
 
     def public(self) -> Bank:
         """The bank without its interview-only cards: a copy that never reloads (refresh this one, then ask again).
@@ -221,8 +232,12 @@ class Bank:
         is reported. Without ``need_card``, a text already validated as another file is not loaded
         again (copies of a card): None then, with the verdict kept."""
         known = None if need_card else _known_verdict(entry)
-        card, diagnostics = (None, known) if known is not None else _load(entry)
-        self._shared.verdicts[entry.path] = Verdict(entry.mtime, diagnostics)
+        retry_at = None
+        try:
+            card, diagnostics = (None, known) if known is not None else _load(entry)
+        except SlowLoad as slow:
+            card, diagnostics, retry_at = None, slow.diagnostics, time.monotonic() + SLOW_RETRY_SECONDS
+        self._shared.verdicts[entry.path] = Verdict(entry.mtime, diagnostics, retry_at)
         if card is not None:
             self._shared.loaded.put(card.id, card)
             return card
@@ -257,22 +272,6 @@ class Bank:
             self.cards, self.drafts, self.aliases, self.diagnostics = listing, drafts, aliases, diagnostics + problems
 
 
-LEVEL_RANKS = {level: rank for rank, level in enumerate(LEVELS)}
-
-
-def learning_order(entry: CardEntry) -> tuple:
-    """The sort key of ``Bank.sorted_cards``."""
-    return (LEVEL_RANKS.get(entry.level, 0), entry.order is None, entry.order or 0, entry.title.lower())
-
-
-def display_path(path: Path) -> str:
-    """questions/x.md when the card is under the working folder, else the full path."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
-
-
 def _files(folder: Path) -> dict[str, tuple[int, int]]:
     """Each card file's name, modification time and size: one ``stat`` per file."""
     files = {}
@@ -299,9 +298,12 @@ def _read_entry(file: Path) -> tuple[CardEntry | None, list[Diagnostic]]:
 
 
 def _load(entry: CardEntry) -> tuple[Card | None, list[Diagnostic]]:
-    """The card of an entry, fully loaded, or the diagnostics of why it does not load."""
+    """The card of an entry, fully loaded, or the diagnostics of why it does not load. A load that ran
+    out of time raises ``SlowLoad``, whose verdict is not kept by the card's text."""
     try:
         card = _timed_load(entry.file, entry.path, full=False)
+    except SlowLoad:
+        raise
     except Exception as error:  # noqa: BLE001 — one card's surprise must not take the bank down
         if not isinstance(error, (CardError, OSError)):
             log.exception("unexpected error loading %s", entry.path)
@@ -353,13 +355,22 @@ def _timed_load(path: Path, shown: str, full: bool) -> Card:
     """load_card inside one render budget for the whole card; a card that takes longer is an error."""
     seconds = CHECK_SECONDS if full else LOAD_SECONDS
     start = time.monotonic()
-    with render_budget(seconds):
-        card = load_card(path, shown, full)
+    try:
+        with render_budget(seconds):
+            card = load_card(path, shown, full)
+    except CardError as error:
+        if time.monotonic() - start >= seconds:  # its renders ran out of the budget: a busy machine's verdict
+            raise SlowLoad(error.diagnostics) from error
+        raise
     took = time.monotonic() - start
     if took > seconds:
-        raise CardError(Diagnostic(shown, 1, "error", f"the card took {took:.1f} s to load; the most is {seconds:g} s",
+        raise SlowLoad(Diagnostic(shown, 1, "error", f"the card took {took:.1f} s to load; the most is {seconds:g} s",
                                    "look for loops or calc() calls that run many times"))
     return card
+
+
+class SlowLoad(CardError):
+    """A load past its time budget: ``check``'s error; for a server, a reason to try again later."""
 
 
 def load_bank(folder) -> Bank:

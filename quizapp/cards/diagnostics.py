@@ -9,6 +9,7 @@ compilers print it, so an editor can jump there.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -45,3 +46,11 @@ class CardError(Exception):
     @property
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.severity == "error"]
+
+
+def display_path(path: Path) -> str:
+    """questions/x.md when the card is under the working folder, else the full path."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

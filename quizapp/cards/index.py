@@ -19,7 +19,7 @@ from pathlib import Path
 from .caches import ENTRIES, content_key
 from .card import Variant, search_text
 from .diagnostics import CardError, Diagnostic
-from .load.front_matter import check_draft, check_interview_only, check_listing, check_ordering, check_scenario, \
+from .load.front_matter import LEVELS, check_draft, check_interview_only, check_listing, check_ordering, check_scenario, \
     check_space, check_variants
 from .load.filing import check_replaces, check_topic
 from .load.sections import build_sections
@@ -100,3 +100,11 @@ def unreadable(shown: str, error: Exception) -> list[Diagnostic]:
     if isinstance(error, OSError):
         return [Diagnostic(shown, 1, "error", f"cannot read: {error.strerror}")]
     return [Diagnostic(shown, 1, "error", f"could not be loaded: {type(error).__name__}: {error}")]
+
+
+LEVEL_RANKS = {level: rank for rank, level in enumerate(LEVELS)}
+
+
+def learning_order(entry: CardEntry) -> tuple:
+    """The sort key of ``Bank.sorted_cards``: level (beginner first), the author's order, then title."""
+    return (LEVEL_RANKS.get(entry.level, 0), entry.order is None, entry.order or 0, entry.title.lower())

@@ -182,6 +182,23 @@ def m009_interview_asks_changes_answers(db: Database):
                                    pk=("interview_id", "card_id"), foreign_keys=[("interview_id", "interviews", "id")])
 
 
+@migrations()
+def m010_browser_interviews(db: Database):
+    # The interviewer links each browser made (progress/browser_sessions.py), kept here rather
+    # than in its signed, readable session cookie: the cookie holds a random session id, a row
+    # its SHA-256 digest and the interviewer's token sealed with a pad only that id gives.
+    db.execute("""
+        CREATE TABLE browser_interviews (
+            session_digest TEXT NOT NULL,
+            interview_id TEXT NOT NULL REFERENCES interviews(id),
+            sealed TEXT NOT NULL,
+            remembered_at TEXT NOT NULL,  -- UTC, ISO 8601: the newest are listed, the expired dropped
+            PRIMARY KEY (session_digest, interview_id)
+        )""")
+    db.execute("CREATE INDEX idx_browser_interviews_remembered_at ON browser_interviews (remembered_at)")
+    db.execute("CREATE INDEX idx_browser_interviews_interview_id ON browser_interviews (interview_id, remembered_at)")
+
+
 # The columns an export writes for each row, as they stood when m004 counted them.
 EVENT_COLUMNS = ("event_id", "card_id", "kind", "stage", "value", "detail", "scenario", "at")
 REVIEW_COLUMNS = ("card_id", "rating", "reviewed_at", "duration_ms", "event_id")

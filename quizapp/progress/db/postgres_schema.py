@@ -108,9 +108,17 @@ def m009_interview_asks_changes_answers(db):
                 at TEXT, PRIMARY KEY (interview_id, card_id))""")
 
 
+def m010_browser_interviews(db):
+    _ddl(db, """CREATE TABLE browser_interviews (session_digest TEXT NOT NULL,
+                    interview_id TEXT NOT NULL REFERENCES interviews(id), sealed TEXT NOT NULL,
+                    remembered_at TEXT NOT NULL, PRIMARY KEY (session_digest, interview_id))""",
+         "CREATE INDEX idx_browser_interviews_remembered_at ON browser_interviews (remembered_at)",
+         "CREATE INDEX idx_browser_interviews_interview_id ON browser_interviews (interview_id, remembered_at)")
+
+
 MIGRATIONS = (m001_learners_and_events, m002_scheduling, m003_interviews, m004_events_by_kind,
               m005_review_log_by_card, m006_profile_usage, m007_attempts, m008_events_without_time_index,
-              m009_interview_asks_changes_answers)
+              m009_interview_asks_changes_answers, m010_browser_interviews)
 
 
 def apply(db: PostgresDatabase) -> list[str]:

@@ -14,7 +14,7 @@ import json
 import threading
 import time
 
-from flask import Blueprint, Response, abort, current_app, flash, jsonify, redirect, request, session, stream_with_context, \
+from flask import Blueprint, Response, abort, current_app, flash, jsonify, redirect, request, stream_with_context, \
     url_for
 
 from flask_wtf.csrf import generate_csrf
@@ -24,6 +24,7 @@ from ...progress import interviews, live
 from ...progress.interviews import NOTE_RULE, SCORE_RULE, InterviewError
 from ...fields import MAX_STORED, optional_whole_number, whole_number
 from ...cards import overrides_from_query
+from .links import move_old_links, remember
 from .scenario import changed_scenario, what_changed
 from .state import candidate_state, console_state, entry_of, open_session, plan, stage_of
 from ..storage import get_db
@@ -31,13 +32,18 @@ from ..storage import get_db
 bp = Blueprint("interview_api", __name__)
 INTERVIEWER = "/interview/i/<token>"
 CANDIDATE = "/interview/c/<token>"
-REMEMBERED = 30  # sessions an interviewer's browser lists
 RETRY_MS = 1000  # how soon a browser reconnects once a stream closes
 PING_SECONDS = 10
 
 
 # Cross-site requests and form posts without their CSRF token are refused for every route by
 # web/security.py, these included.
+
+
+@bp.before_request
+def old_cookie():
+    """A cookie from before the session id gives up its interviewer tokens (``links.move_old_links``)."""
+    move_old_links()
 
 
 @bp.after_request
@@ -55,13 +61,6 @@ def private_response(response):
     return response
 
 
-def remember(token: str) -> None:
-    """List the session in this browser's /interview (the signed session cookie holds its link)."""
-    kept = [t for t in session.get("interviews", []) if isinstance(t, str) and t != token]
-    session["interviews"] = [token, *kept][:REMEMBERED]
-    session.permanent = True
-
-
 @bp.post("/api/interviews")
 def create():
     """A new session: ``{"candidate", "role", "cards"}`` → 201 ``{"id", "interviewer_url", "candidate_url"}``."""
@@ -69,7 +68,7 @@ def create():
         abort(415, description="Send the session as JSON (Content-Type: application/json).")
     candidate, role, cards = plan(request.get_json(silent=True))
     created = interviews.create(get_db(), candidate, role, cards)
-    remember(created.interviewer_token)
+    remember(created.id, created.interviewer_token)
     return jsonify({
         "id": created.id,
         "interviewer_url": url_for("interview.console", token=created.interviewer_token, _external=True),

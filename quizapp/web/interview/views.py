@@ -8,14 +8,15 @@ candidate's state alone (``interview_views.candidate_state``), so it carries no 
 from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, get_flashed_messages, jsonify, redirect, render_template, request, \
-    session, url_for
+    url_for
 
 from ...calc import KV_CACHE_DTYPES, BY_NAME, gpu_entries
 from ...cards.rubric import SCALE
 from ...progress import interviews
 from ...progress.interviews import MAX_NAME, MAX_NOTE, MAX_SCRATCH, RECOMMENDATIONS, InterviewError, PlannedCard
 from ..access import author_access
-from .api import private_response, remember
+from .api import private_response
+from .links import move_old_links, remember, remembered
 from .report import markdown, report as report_data
 from .clock import moment_text
 from .scenario import scenario_controls, scenario_rows
@@ -25,6 +26,15 @@ from ..storage import get_bank, get_db
 
 bp = Blueprint("interview", __name__, url_prefix="/interview")
 bp.after_request(private_response)
+
+
+@bp.before_request
+def _old_cookie():
+    """A cookie that still lists interviewer tokens (from before the session id) gives them up on
+    any interview page (the interview API's too): not on every request, since reading the session
+    there would add ``Vary: Cookie`` to static files and public JSON."""
+    move_old_links()
+
 
 # How the new-session form labels the inputs a card's space lets the interviewer change.
 INPUT_LABELS = {"model": "Model", "kv_cache_dtype": "KV cache dtype", "tensor_parallel_size": "Tensor parallel size",
@@ -37,7 +47,7 @@ INPUT_LABELS = {"model": "Model", "kv_cache_dtype": "KV cache dtype", "tensor_pa
 @bp.get("")
 def index():
     """The sessions this browser created, newest first, each with its console and report."""
-    sessions = interviews.listing(get_db(), session.get("interviews", []))
+    sessions = interviews.listing(get_db(), remembered())
     for item in sessions:
         item["when"] = moment_text(item["created_at"], None)
         item["recommendation"] = RECOMMENDATIONS.get(item["recommendation"] or "", "")
@@ -64,7 +74,7 @@ def create():
         created = interviews.create(get_db(), candidate, role, cards)
     except InterviewError as error:
         return _new_form(request.form, error)
-    remember(created.interviewer_token)
+    remember(created.id, created.interviewer_token)
     return redirect(url_for("interview.console", token=created.interviewer_token), code=303)
 
 
@@ -152,7 +162,7 @@ def console(token):
     """The interviewer's console: the card in view, whole, under the session's scenario. The
     browser that opens it lists the session on /interview from then on."""
     sess = open_session(token, "interviewer")
-    remember(token)
+    remember(sess.id, token)
     cards = entries(sess)
     wanted = request.args.get("card") or sess.current
     selected = next((e for e in cards if e.id == wanted), cards[0])

@@ -13,7 +13,8 @@ def test_fresh_database_has_every_migration_once(tmp_path):
     names = [row[0] for row in db.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = 'quizapp'")]
     assert names == ["m001_learners_and_events", "m002_scheduling", "m003_interviews", "m004_events_by_kind",
                      "m005_review_log_by_card", "m006_profile_usage", "m007_attempts",
-                     "m008_events_without_time_index", "m009_interview_asks_changes_answers"]
+                     "m008_events_without_time_index", "m009_interview_asks_changes_answers",
+                     "m010_browser_interviews"]
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
@@ -35,4 +36,5 @@ def test_upgrading_a_first_schema_database_keeps_its_data(tmp_path):
     applied = [r[0] for r in upgraded.execute("SELECT name FROM _sqlite_migrations ORDER BY id")]
     assert applied == ["m001_learners_and_events", "m002_scheduling", "m003_interviews", "m004_events_by_kind",
                      "m005_review_log_by_card", "m006_profile_usage", "m007_attempts",
-                     "m008_events_without_time_index", "m009_interview_asks_changes_answers"]
+                     "m008_events_without_time_index", "m009_interview_asks_changes_answers",
+                     "m010_browser_interviews"]
