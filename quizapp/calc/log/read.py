@@ -107,15 +107,22 @@ def _pool(parsed: ParsedLog) -> tuple[Pool, dict[str, int], list[str]]:
     if pools:
         (tokens, _), lines["pool_tokens"] = min(pools, key=lambda seen: seen[0][0])
         notes += _spread("GPU KV cache size", {tokens for (tokens, _), _ in pools})
+        notes += [f"line {line}: {_pool_words('v0_pool_tokens', value)} is not read: line {lines['pool_tokens']}'s "
+                  "'GPU KV cache size' states the pool" for value, line in parsed.all("v0_pool_tokens")]
     elif parsed.all("v0_pool_tokens"):
         # V0's refusal names the tokens its blocks hold: "... stored in KV cache (23648)".
         tokens, lines["pool_tokens"] = parsed.first("v0_pool_tokens")
     concurrency = parsed.all("max_concurrency")
     if concurrency:
         (length, text), lines["max_concurrency"] = min(concurrency, key=lambda seen: float(seen[0][1][:-1]))
+        if len({value for value, _ in concurrency}) > 1:
+            notes.append("workers logged different 'Maximum concurrency' lines ("
+                         + "; ".join(sorted({_pool_words("max_concurrency", v) for v, _ in concurrency}))
+                         + f"); this reads the smallest, line {lines['max_concurrency']}")
     all_blocks = parsed.all("num_gpu_blocks")
     if all_blocks:
         blocks, lines["num_gpu_blocks"] = min(all_blocks, key=lambda seen: seen[0])
+        notes += _spread("# GPU blocks", {value for value, _ in all_blocks})
     one_line = bool({n for _, n in concurrency} & {n for _, n in pools})
     return Pool(tokens, text, blocks, length, one_line), lines, notes
 

@@ -116,3 +116,23 @@ def test_many_lines_in_reverse_time_order_cost_little_more_than_in_order():
     assert fastest("\n".join(reversed(lines))) < 2 * fastest("\n".join(lines)) + 0.3
     log = read_log("\n".join(reversed(lines)))
     assert log.pool.tokens == 24_096 and log.parsed.reordered
+
+
+def test_pool_lines_of_one_start_that_are_not_read_are_listed_with_why():
+    log = read_log("(Worker_TP0 pid=1) INFO 09-04 11:00:12 [x.py:1] # GPU blocks: 5102, # CPU blocks: 4681\n"
+                   "(Worker_TP1 pid=2) INFO 09-04 11:00:12 [x.py:1] # GPU blocks: 5100, # CPU blocks: 4681\n"
+                   "(Worker_TP0 pid=1) INFO 09-04 11:00:12 [x.py:1] Maximum concurrency for 8192 tokens per "
+                   "request: 9.96x\n"
+                   "(Worker_TP1 pid=2) INFO 09-04 11:00:12 [x.py:1] Maximum concurrency for 8192 tokens per "
+                   "request: 9.95x\n")
+    assert (log.pool.num_gpu_blocks, log.pool.max_concurrency_text) == (5100, "9.95x")
+    assert any("'# GPU blocks'" in n and "5,100, 5,102" in n for n in log.notes)
+    assert any("'Maximum concurrency for 8,192 tokens per request: 9.96x'" in n and "line 4" in n for n in log.notes)
+
+
+def test_a_v0_refusal_beside_a_v1_pool_line_is_listed_as_not_read():
+    log = read_log("GPU KV cache size: 24,096 tokens\nValueError: The model's max seq len (32768) is larger than the "
+                   "maximum number of tokens that can be stored in KV cache (23648). Try increasing ...\n")
+    assert log.pool.tokens == 24_096
+    assert "line 2: '... stored in KV cache (23,648)' is not read: line 1's 'GPU KV cache size' states the pool" \
+        in log.notes
