@@ -118,22 +118,23 @@ def run_gunicorn(app: Flask, host: str, port: int, workers: int, threads: int, w
 def _masking_logger():
     from gunicorn.glogging import Logger
 
-    from .web.security import mask_tokens
+    from .web.security import MASK_TOKENS, mask_tokens
 
     class MaskingLogger(Logger):
         """gunicorn's logger with every link token masked: an interviewer's or candidate's path
         (/interview/i/<token>) and ?token= of the author link were written out in clear."""
 
+        def setup(self, cfg):
+            super().setup(cfg)
+            # Every line of both logs, at any level, with its arguments and traceback.
+            for log in (self.error_log, self.access_log):
+                log.addFilter(MASK_TOKENS)
+
         def atoms(self, resp, req, environ, request_time):
             atoms = super().atoms(resp, req, environ, request_time)
-            # Every atom: the request line, path and query, the referer, and each environ value.
+            # Each atom too: a format may print the query alone ("q=%(q)s"), where the line's
+            # mask cannot tell "token=" is a query's first name.
             return {key: mask_tokens(value) if isinstance(value, str) else value for key, value in atoms.items()}
-
-        def error(self, msg, *args, **kwargs):
-            super().error(mask_tokens(str(msg)), *args, **kwargs)
-
-        def exception(self, msg, *args, **kwargs):
-            super().exception(mask_tokens(str(msg)), *args, **kwargs)
 
     return MaskingLogger
 

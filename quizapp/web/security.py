@@ -24,6 +24,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from urllib.parse import urlsplit
 
@@ -75,6 +76,33 @@ MASK = "***"
 def mask_tokens(text: str) -> str:
     """``text`` (a path, a query, a log line) with every link token replaced by ***."""
     return TOKEN_IN_QUERY.sub(r"\1" + MASK, TOKEN_IN_PATH.sub(r"\1" + MASK, text))
+
+
+class MaskTokens(logging.Filter):
+    """Set on a logger, masks every record it logs before any handler sees it: the message
+    formatted with its arguments, the traceback and the stack, each through ``mask_tokens``.
+    On the logger rather than on one method or one handler, so every level and every handler
+    (a file, a stream, syslog, an operator's logging config, pytest's capture) gets the masked
+    text. A token reaches a log as an argument (gunicorn's "Error handling request %s") or in
+    an exception's message, as well as in the format string."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # arguments that do not fit the format: the handler reports it, as logging does
+            return True
+        record.msg, record.args = mask_tokens(message), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            # Formatters print exc_text when set; one that formatted exc_info itself would print the token.
+            record.exc_text, record.exc_info = mask_tokens(record.exc_text), None
+        if record.stack_info:
+            record.stack_info = mask_tokens(record.stack_info)
+        return True
+
+
+MASK_TOKENS = MaskTokens()  # one instance, so adding it again (a config reload, another app) adds nothing
 
 
 def add_security_headers(response: Response) -> Response:

@@ -341,3 +341,45 @@ def test_gunicorn_s_access_log_masks_tokens():
                                              "QUERY_STRING": "token=s3cr3t", "PATH_INFO": "/interview/i/AbCdEf/state"},
                          __import__("datetime").timedelta(seconds=0.01))
     assert "s3cr3t" not in " ".join(str(v) for v in atoms.values()) and "AbCdEf" not in atoms["U"]
+
+
+@pytest.fixture
+def gunicorn_logger(tmp_path):
+    """gunicorn's logger as `serve` configures it, its error and access logs in files, debug on."""
+    from gunicorn.config import Config
+
+    from quizapp.server import _masking_logger
+
+    config = Config()
+    config.set("errorlog", str(tmp_path / "error.log"))
+    config.set("accesslog", str(tmp_path / "access.log"))
+    config.set("loglevel", "debug")
+    logger = _masking_logger()(config)
+    yield logger
+    for log in (logger.error_log, logger.access_log):
+        for handler in list(log.handlers):
+            handler.close()
+            log.removeHandler(handler)
+
+
+def test_gunicorn_s_error_log_masks_tokens_in_arguments_and_tracebacks(gunicorn_logger, tmp_path):
+    # As gunicorn's worker writes them (workers/base.py handle_error): the URI is an argument.
+    try:
+        raise OSError("cannot open /author/?token=s3cr3t")
+    except OSError:
+        gunicorn_logger.exception("Error handling request %s", "/interview/i/SECRETTOKEN/state")
+    gunicorn_logger.warning("Invalid request from ip=%s: %s", "127.0.0.1", "GET /interview/c/CANDIDATE1 HTTP/1.1 x")
+    gunicorn_logger.info("request %s", "/author/?token=s3cr3t")
+    gunicorn_logger.debug("GET %s", "/interview/c/CANDIDATE2")
+    gunicorn_logger.log("critical", "closing /interview/i/SECRET2")
+    gunicorn_logger.access_log.info("%(r)s", {"r": "GET /interview/i/ACCESSTOKEN HTTP/1.1"})
+    for handler in gunicorn_logger.error_log.handlers + gunicorn_logger.access_log.handlers:
+        handler.flush()
+    errors, access = (tmp_path / "error.log").read_text(), (tmp_path / "access.log").read_text()
+    for secret in ("s3cr3t", "SECRETTOKEN", "CANDIDATE1", "CANDIDATE2", "SECRET2"):
+        assert secret not in errors, secret
+    assert "Traceback (most recent call last)" in errors and "OSError: cannot open /author/?token=***" in errors
+    assert "Error handling request /interview/i/***/state" in errors
+    assert "ip=127.0.0.1: GET /interview/c/*** HTTP/1.1 x" in errors and "GET /interview/c/***" in errors
+    assert "ACCESSTOKEN" not in access and "GET /interview/i/*** HTTP/1.1" in access
+
