@@ -211,3 +211,5 @@ def init_app(app: Flask) -> None:
     csrf.init_app(app)
     app.before_request(check_request)
     app.after_request(add_security_headers)
+    # The app logs request paths and tracebacks; its modules' own loggers (quizapp.cards, ...) log card files only.
+    app.logger.addFilter(MASK_TOKENS)

@@ -383,3 +383,15 @@ def test_gunicorn_s_error_log_masks_tokens_in_arguments_and_tracebacks(gunicorn_
     assert "ip=127.0.0.1: GET /interview/c/*** HTTP/1.1 x" in errors and "GET /interview/c/***" in errors
     assert "ACCESSTOKEN" not in access and "GET /interview/i/*** HTTP/1.1" in access
 
+
+def test_the_app_s_log_of_an_unhandled_error_masks_the_token_in_its_traceback(tmp_path, questions_dir, caplog):
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"), "QUESTIONS_DIR": str(questions_dir)})
+
+    def broken(token):
+        raise RuntimeError(f"no interview at /interview/i/{token}/state")
+
+    app.add_url_rule("/interview/i/<token>/broken", view_func=broken)
+    assert app.test_client().get("/interview/i/SECRETTOKEN/broken").status_code == 500
+    assert "SECRETTOKEN" not in caplog.text
+    assert "unhandled error on GET /interview/i/***/broken" in caplog.text
+    assert "RuntimeError: no interview at /interview/i/***/state" in caplog.text
