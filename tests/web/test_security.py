@@ -315,6 +315,66 @@ def test_behind_a_proxy_the_forwarded_host_decides_and_a_direct_request_names_th
     assert client.get("/", headers={"Host": "127.0.0.1:5000"}).status_code == 200
 
 
+
+def bound_to(tmp_path, questions_dir, host, **settings):
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"), "QUESTIONS_DIR": str(questions_dir),
+                      "SERVER_HOST": host, **settings})
+    return app.test_client()
+
+
+# werkzeug 3.1's host_is_trusted compares the part of a trusted name before its first ':', so
+# TRUSTED_HOSTS cannot hold an IPv6 literal: a server on ::1 refused Host: [::1]:5000.
+class TestAServerOnAnIPv6Address:
+    REFUSED = ("evil.example:5000", "[::2]:5000", "[::1]:0", "[::1]:65536", "[::1]:", "[::1]:5000x", "::1",
+               "[::1", "[::1]]", "[::1%eth0]", "[127.0.0.1]", "[::1]:5000, evil.example", "[ ::1]")
+
+    @pytest.mark.parametrize("host", ["[::1]:5000", "[::1]", "[0:0:0:0:0:0:0:1]:5000", "[0::1]:65535",
+                                      "localhost:5000", "127.0.0.1:5000"])
+    def test_on_loopback_its_address_in_any_spelling_and_localhost_are_answered(self, tmp_path, questions_dir,
+                                                                                  host):
+        assert bound_to(tmp_path, questions_dir, "::1").get("/", headers={"Host": host}).status_code == 200
+
+    @pytest.mark.parametrize("host", REFUSED)
+    def test_another_host_or_a_malformed_one_is_the_400_an_ipv4_server_gives(self, tmp_path, questions_dir,
+                                                                            host):
+        response = bound_to(tmp_path, questions_dir, "::1").get("/", headers={"Host": host})
+        assert response.status_code == 400
+        assert response.mimetype == "text/plain"
+        assert response.text == "Bad request: this Host header names another server.\n"
+
+    def test_a_post_with_a_foreign_host_is_refused_and_creates_nothing(self, tmp_path, questions_dir):
+        client = bound_to(tmp_path, questions_dir, "::1")
+        foreign = {"Host": "evil.example:5000", "Origin": "http://evil.example:5000"}
+        body = {"candidate": "Ada", "role": "x", "cards": ["kv-pool-users"]}
+        assert client.post("/api/interviews", json=body, headers=foreign).status_code == 400
+        assert client.get("/author/", headers={"Host": "evil.example:5000"}).status_code == 400
+
+    def test_on_another_address_only_that_address_is_answered(self, tmp_path, questions_dir):
+        client = bound_to(tmp_path, questions_dir, "2001:db8::5")
+        for host in ("[2001:db8::5]:5000", "[2001:DB8:0:0:0:0:0:5]"):
+            assert client.get("/", headers={"Host": host}).status_code == 200, host
+        for host in ("evil.example", "localhost:5000", "[::1]:5000", "[2001:db8::6]"):
+            assert client.get("/", headers={"Host": host}).status_code == 400, host
+
+    def test_any_name_is_answered_on_the_wildcard_address(self, tmp_path, questions_dir):
+        client = bound_to(tmp_path, questions_dir, "::")
+        assert client.get("/", headers={"Host": "quiz.example:5000"}).status_code == 200
+
+    def test_an_operator_s_trusted_hosts_decide(self, tmp_path, questions_dir):
+        client = bound_to(tmp_path, questions_dir, "::1", TRUSTED_HOSTS=["quiz.example"])
+        assert client.get("/", headers={"Host": "quiz.example"}).status_code == 200
+        assert client.get("/", headers={"Host": "[::1]:5000"}).status_code == 400
+
+    def test_behind_a_proxy_a_direct_request_may_name_the_bound_address(self, tmp_path, questions_dir):
+        client = bound_to(tmp_path, questions_dir, "::1", BEHIND_PROXY=1)
+        through = {"X-Forwarded-Host": "quiz.example.com", "X-Forwarded-Proto": "https", "Host": "[::1]:5000"}
+        assert client.get("/", headers=through).status_code == 200
+        assert client.get("/", headers={"Host": "[::1]:5000"}).status_code == 200
+        assert client.get("/", headers={"Host": "evil.example:5000"}).status_code == 400
+        assert bound_to(tmp_path, questions_dir, "2001:db8::5", BEHIND_PROXY=1).get(
+            "/", headers={"Host": "evil.example:5000"}).status_code == 400
+
+
 def test_tokens_are_masked_in_what_the_logs_write():
     from quizapp.web.security import mask_tokens
 
