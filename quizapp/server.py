@@ -110,9 +110,31 @@ def run_gunicorn(app: Flask, host: str, port: int, workers: int, threads: int, w
             self.cfg.set("control_socket_disable", True)
 
         def load(self):
-            return app
+            return take_turns(app) if worker_class == "gevent" else app
 
     QuizappServer().run()
+
+
+# How long a request waits for the next turn of the event loop before it is served (see take_turns).
+TURN_S = 0.00001
+
+
+def take_turns(app):
+    """``app`` with each request first letting the worker's other connections have a turn.
+
+    A greenlet yields only when a socket would block. A client that sends its next request as
+    soon as an answer arrives (a keep-alive loop on a fast link, or requests pipelined on one
+    connection) finds it already read, and is served again and again while every other
+    connection of the worker waits: on loopback under wrk -c10, the p99 of a card page was 2.5 s
+    beside a p50 of 4 ms. A positive sleep puts this request behind the next turn of the loop,
+    in which every ready connection is served once (gevent.sleep(0) would not poll sockets)."""
+    import gevent
+
+    def wsgi(environ, start_response):
+        gevent.sleep(TURN_S)
+        return app(environ, start_response)
+
+    return wsgi
 
 
 def _masking_logger():
