@@ -90,6 +90,7 @@ def run_gunicorn(app: Flask, host: str, port: int, workers: int, threads: int, w
     from gunicorn.app.base import BaseApplication
 
     MaskingLogger = _masking_logger()
+    host = host.strip("[]")
     refuse_taken_port(host, port)
     if worker_class == "gevent" and not is_patched():
         _run_patched(app)
@@ -97,7 +98,7 @@ def run_gunicorn(app: Flask, host: str, port: int, workers: int, threads: int, w
 
     class QuizappServer(BaseApplication):
         def load_config(self):
-            self.cfg.set("bind", f"{host}:{port}")
+            self.cfg.set("bind", address(host, port))
             self.cfg.set("workers", workers)
             self.cfg.set("threads", threads)
             self.cfg.set("worker_class", worker_class)
@@ -159,6 +160,13 @@ def _masking_logger():
             return {key: mask_tokens(value) if isinstance(value, str) else value for key, value in atoms.items()}
 
     return MaskingLogger
+
+
+def address(host: str, port: int) -> str:
+    """HOST:PORT as gunicorn's bind and a URL write it: an IPv6 address in brackets ([::1]:5000),
+    or its colons would be read as the port's."""
+    host = host.strip("[]")
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def refuse_taken_port(host: str, port: int) -> None:

@@ -42,3 +42,21 @@ def test_no_token_of_a_request_reaches_the_server_s_output(start_server):
         assert secret not in output, secret
     assert "GET /interview/i/***/state HTTP/1.1" in output and "GET /api/models?token=*** HTTP/1.1" in output
     assert "Invalid request from ip=127.0.0.1" in output and "/interview/c/***" in output
+
+
+def get_with_host(port: int, host_header: str) -> int:
+    with socket.create_connection(("::1", port), timeout=10) as sock:
+        sock.sendall(f"GET / HTTP/1.1\r\nHost: {host_header}\r\nConnection: close\r\n\r\n".encode())
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+        return int(answer.split(b" ", 2)[1])
+
+
+def test_a_server_on_ipv6_loopback_starts_and_answers_its_own_address(start_server):
+    # gunicorn read "::1:PORT" as a host "" and a port "::1:PORT"; the link printed had no brackets.
+    server = start_server(workers=1, host="::1")
+    assert get_with_host(server.port, f"[::1]:{server.port}") == 200
+    assert get_with_host(server.port, f"localhost:{server.port}") == 200
+    assert get_with_host(server.port, f"evil.example:{server.port}") == 400
+    assert f"serving on http://[::1]:{server.port}/" in server.log_text()
