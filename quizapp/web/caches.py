@@ -5,7 +5,10 @@ catalog options are read once per process, since the catalog ships with the code
 
 from __future__ import annotations
 
+import secrets
 from urllib.parse import urlencode
+
+from flask import request
 
 from markupsafe import Markup
 
@@ -23,6 +26,24 @@ def panel_key(card, scenario) -> tuple:
     return (card.path, card.mtime, scenario.variant, urlencode(scenario.query()))
 
 
+# A card stage the reader has not revealed, drawn with these marks where its form's CSRF token
+# and event id go (card_page.stage_html): random, so no card text can hold them.
+STAGES_KEPT = 4096
+stages: LRU[str] = LRU(STAGES_KEPT)
+CSRF_MARK = "csrf-mark-" + secrets.token_hex(16)
+EVENT_ID_MARK = "event-id-mark-" + secrets.token_hex(16)
+
+
+def stage_key(page, s) -> tuple:
+    """What decides an unrevealed stage's section: the card's file version and where the app is
+    mounted (its form's URL), the scenario's query, the stage's button and what it waits for or
+    opens, and whether it is the next one (its key hint)."""
+    card = page.card
+    return (card.path, card.mtime, card.id, request.script_root, page.query, s.name, s.label, s.available,
+            s.waits_for, s.opens, s.level, s.level_label, s.question_html, s.name == page.view.next_stage)
+
+
 def clear() -> None:
     """Forget everything kept (tests that count what is drawn start from nothing)."""
     panels.clear()
+    stages.clear()
