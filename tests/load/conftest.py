@@ -1,4 +1,4 @@
-"""Fixtures for the load and durability tests: a real `quizapp serve` (gunicorn, gthread
+"""Fixtures for the load and durability tests: a real `quizapp serve` (gunicorn, gevent
 workers, SQLite in WAL mode) in its own process group, and HTTP clients that each keep
 their own session cookie, so each client is its own learner.
 

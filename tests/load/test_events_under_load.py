@@ -1,6 +1,6 @@
 """POST /api/progress/events under load and across a crash, against the real server.
 
-Each test starts `quizapp serve` (gunicorn, 2 gthread workers x 4 threads, SQLite in WAL
+Each test starts `quizapp serve` (gunicorn, its default 2 gevent workers, SQLite in WAL
 mode) on a fresh database and talks to it over HTTP on 127.0.0.1:
 
 1. 50 learners post 100 events each at once, with retries (some from two threads at once):
