@@ -23,6 +23,22 @@ def panel_key(card, scenario) -> tuple:
     return (card.path, card.mtime, scenario.variant, urlencode(scenario.query()))
 
 
+# What the bank page derives from a listing alone (its order, roles, tags, broken files): a
+# listing is replaced, never changed in place, so it is kept by the objects' identity.
+LISTINGS_KEPT = 8
+listings: LRU[tuple] = LRU(LISTINGS_KEPT)
+
+
+def listing_key(bank) -> tuple:
+    """The listing's and its diagnostics' identities (the kept value holds both, so neither id is
+    reused while it is kept)."""
+    return (id(bank.cards), id(bank.diagnostics))
+
+
+ALL = (panels, listings)
+
+
 def clear() -> None:
     """Forget everything kept (tests that count what is drawn start from nothing)."""
-    panels.clear()
+    for cache in ALL:
+        cache.clear()
