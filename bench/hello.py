@@ -10,6 +10,7 @@ the two is the share of the stack's ceiling that a quizapp page keeps.
 from __future__ import annotations
 
 import argparse
+import os
 
 from flask import Flask
 
@@ -29,8 +30,11 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=4)
+    # As `quizapp serve --worker-class` reads it, so both servers of a bench run use one model.
+    parser.add_argument("--worker-class", default=os.environ.get("QUIZAPP_WORKER_CLASS", "gevent"),
+                        choices=["gevent", "gthread"])
     args = parser.parse_args()
-    run_gunicorn(app, args.host, args.port, args.workers, args.threads)
+    run_gunicorn(app, args.host, args.port, args.workers, args.threads, args.worker_class)
 
 
 if __name__ == "__main__":

@@ -313,7 +313,8 @@ def write_results(path: Path, info: dict, args, outcomes: list[Outcome], banks: 
         "wrk, both servers and anything else on the machine share these CPUs",
         f"- {info['os']}; Python {info['python']}, SQLite {info['sqlite']}, {info['wrk']}",
         "- " + ", ".join(f"{k} {v}" for k, v in info["packages"].items()),
-        f"- quizapp at commit {info['quizapp']}; servers: gunicorn gevent workers (quizapp serve's default since issue 21), 2 workers, "
+        f"- quizapp at commit {info['quizapp']}; servers: gunicorn "
+        f"{os.environ.get('QUIZAPP_WORKER_CLASS', 'gevent')} workers (QUIZAPP_WORKER_CLASS; gevent is quizapp serve's default), 2 workers, "
         "access log on (`quizapp serve` and bench/hello.py through the same `run_gunicorn`)",
         "",
         "## Throughput against Flask's hello world",

@@ -29,7 +29,7 @@ def serve(host, port, db_path, questions_dir, workers, threads, worker_class, de
     """Serve the app (gunicorn, several workers) on HOST:PORT."""
     from .. import create_app
     from ..progress.db.connection import is_postgres, shown_database
-    from ..server import is_patched
+    from ..server import address, is_patched
 
     # A gevent server starts again patched first (server.py): that run says nothing twice.
     again = worker_class == "gevent" and not dev and is_patched()
@@ -47,7 +47,7 @@ def serve(host, port, db_path, questions_dir, workers, threads, worker_class, de
     app = create_app(overrides)
     link = _author_link(app, host, port, dev)
     if not again:
-        click.echo(f"quizapp serving on http://{host}:{port}/ (database {shown_database(app.config['DATABASE'])})")
+        click.echo(f"quizapp serving on http://{address(host, port)}/ (database {shown_database(app.config['DATABASE'])})")
         if is_postgres(app.config["DATABASE"]) and _own_secret(app):
             click.echo("warning: this server signs cookies with its own instance/secret_key; give every server of "
                        "the database the same QUIZAPP_SECRET_KEY, or a reader moved to another server starts over",

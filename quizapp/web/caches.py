@@ -5,7 +5,10 @@ catalog options are read once per process, since the catalog ships with the code
 
 from __future__ import annotations
 
+import secrets
 from urllib.parse import urlencode
+
+from flask import request
 
 from markupsafe import Markup
 
@@ -21,6 +24,23 @@ def panel_key(card, scenario) -> tuple:
     """What decides a panel: the card's file version, the variant and the scenario's query (the
     inputs the reader changed, and the pool's rule)."""
     return (card.path, card.mtime, scenario.variant, urlencode(scenario.query()))
+
+
+# A card stage the reader has not revealed, drawn with these marks where its form's CSRF token
+# and event id go (card_page.stage_html): random, so no card text can hold them.
+STAGES_KEPT = 4096
+stages: LRU[str] = LRU(STAGES_KEPT)
+CSRF_MARK = "csrf-mark-" + secrets.token_hex(16)
+EVENT_ID_MARK = "event-id-mark-" + secrets.token_hex(16)
+
+
+def stage_key(page, s) -> tuple:
+    """What decides an unrevealed stage's section: the card's file version and where the app is
+    mounted (its form's URL), the scenario's query, the stage's button and what it waits for or
+    opens, and whether it is the next one (its key hint)."""
+    card = page.card
+    return (card.path, card.mtime, card.id, request.script_root, page.query, s.name, s.label, s.available,
+            s.waits_for, s.opens, s.level, s.level_label, s.question_html, s.name == page.view.next_stage)
 
 
 # A card's list item on the bank page, before and after the reader's standing line (its title
@@ -82,7 +102,8 @@ def listing_key(bank) -> tuple:
     return (id(bank.cards), id(bank.diagnostics))
 
 
-ALL = (panels, bank_cards, standing_lines, topic_tiles, filter_options, listings)
+
+ALL = (panels, stages, bank_cards, standing_lines, topic_tiles, filter_options, listings)
 
 
 def clear() -> None:

@@ -14,9 +14,10 @@
 - The Host header must name this server (Flask's ``TRUSTED_HOSTS``), or a page on another
   name that resolves to this machine (DNS rebinding) could read and post as a local reader:
   by default the bound address and ``localhost`` on a loopback address, the bound address on
-  another one (any name on a wildcard address such as 0.0.0.0), and behind a proxy the host the
-  proxy forwards (``X-Forwarded-Host``), a request reaching the server directly being held to
-  the bound address. A foreign Host is a 400.
+  another one (any name on a wildcard address such as 0.0.0.0 or ::), and behind a proxy the
+  host the proxy forwards (``X-Forwarded-Host``), a request reaching the server directly being
+  held to the bound address. An IPv6 address, which ``TRUSTED_HOSTS`` cannot hold, is checked
+  here (``[::1]:5000``, in any spelling of the address). A foreign Host is a 400.
 - Every response carries a Content-Security-Policy with no inline script or style (so
   templates keep script and style in ``static/``), cannot be framed, is not sniffed, and
   sends no address to other sites.
@@ -24,11 +25,14 @@
 
 from __future__ import annotations
 
+import ipaddress
+import logging
 import re
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, abort, current_app, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
+from werkzeug.exceptions import SecurityError
 from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.sansio.utils import host_is_trusted
 
@@ -75,6 +79,33 @@ MASK = "***"
 def mask_tokens(text: str) -> str:
     """``text`` (a path, a query, a log line) with every link token replaced by ***."""
     return TOKEN_IN_QUERY.sub(r"\1" + MASK, TOKEN_IN_PATH.sub(r"\1" + MASK, text))
+
+
+class MaskTokens(logging.Filter):
+    """Set on a logger, masks every record it logs before any handler sees it: the message
+    formatted with its arguments, the traceback and the stack, each through ``mask_tokens``.
+    On the logger rather than on one method or one handler, so every level and every handler
+    (a file, a stream, syslog, an operator's logging config, pytest's capture) gets the masked
+    text. A token reaches a log as an argument (gunicorn's "Error handling request %s") or in
+    an exception's message, as well as in the format string."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # arguments that do not fit the format: the handler reports it, as logging does
+            return True
+        record.msg, record.args = mask_tokens(message), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            # Formatters print exc_text when set; one that formatted exc_info itself would print the token.
+            record.exc_text, record.exc_info = mask_tokens(record.exc_text), None
+        if record.stack_info:
+            record.stack_info = mask_tokens(record.stack_info)
+        return True
+
+
+MASK_TOKENS = MaskTokens()  # one instance, so adding it again (a config reload, another app) adds nothing
 
 
 def add_security_headers(response: Response) -> Response:
@@ -139,12 +170,15 @@ def _origin(url: str) -> tuple[str, str, int] | None:
     return parts.scheme.lower(), parts.hostname.lower(), port
 
 
+# An IPv6 address as a Host header gives it (RFC 3986 3.2.2): in brackets, then an optional port.
+IPV6_HOST = re.compile(r"\[([0-9A-Fa-f:.]+)\](?::([1-9][0-9]{0,4}))?")
+
+
 def own_hosts(bound: str | None) -> list[str] | None:
-    """The names a Host header may give for a server bound to ``bound``: the address and, on a
-    loopback one, ``localhost`` and 127.0.0.1; None (any) for a wildcard address, which answers
-    on names it cannot know. An IPv6 literal cannot be matched by werkzeug's check (it compares
-    the part before the first colon), so an IPv6 loopback server trusts its IPv4 names only and
-    is reached as localhost."""
+    """The names Flask's ``TRUSTED_HOSTS`` may hold for a server bound to ``bound``: the address
+    and, on a loopback one, ``localhost`` and 127.0.0.1; None (any) for a wildcard address, which
+    answers on names it cannot know. Never an IPv6 literal: werkzeug's check compares the part
+    of a trusted name before its first colon, so ``names_this_server`` matches those itself."""
     bound = (bound or "").strip("[]")
     if bound in ("", "0.0.0.0", "::"):
         return None
@@ -154,6 +188,34 @@ def own_hosts(bound: str | None) -> list[str] | None:
     return names
 
 
+def bound_ipv6(bound: str | None) -> ipaddress.IPv6Address | None:
+    """The address of a server bound to one IPv6 address; None for IPv4, a name or the wildcard ::."""
+    try:
+        address = ipaddress.ip_address((bound or "").strip("[]"))
+    except ValueError:
+        return None
+    return address if address.version == 6 and not address.is_unspecified else None
+
+
+def names_this_server(host: str | None, bound: str | None) -> bool:
+    """Whether the Host header ``host`` names a server bound to ``bound``: one of ``own_hosts``
+    (any port), or on an IPv6 address that address in brackets, however it is spelled, with an
+    optional port from 1 to 65535."""
+    names = own_hosts(bound)
+    if names is None:
+        return True
+    if names and host_is_trusted(host, names):  # an empty list would trust every name
+        return True
+    address = bound_ipv6(bound)
+    match = IPV6_HOST.fullmatch(host or "") if address else None
+    if match is None or (match[2] and int(match[2]) > 65535):
+        return False
+    try:
+        return ipaddress.IPv6Address(match[1]) == address
+    except ValueError:
+        return False
+
+
 def check_host() -> None:
     """Behind a proxy without TRUSTED_HOSTS: the host the proxy forwards is its to decide; a
     request that reaches the server without one (directly, not through the proxy) must name
@@ -161,9 +223,18 @@ def check_host() -> None:
     original = request.environ.get("werkzeug.proxy_fix.orig", {})
     if request.headers.get("X-Forwarded-Host") or not original:
         return
-    trusted = own_hosts(current_app.config.get("SERVER_HOST"))
-    if trusted is not None and not host_is_trusted(original.get("HTTP_HOST"), trusted):
+    if not names_this_server(original.get("HTTP_HOST"), current_app.config.get("SERVER_HOST")):
         abort(400, description="Refused: this request's Host header names another server.")
+
+
+def check_ipv6_host() -> None:
+    """On an IPv6 address without TRUSTED_HOSTS, which cannot hold it: the Host must name this
+    server, and another is refused as Flask refuses one outside TRUSTED_HOSTS (the same 400).
+    A request without a Host header (HTTP/1.0) is held to the address werkzeug takes from the
+    server instead, as Flask's check does."""
+    host = request.headers.get("Host", request.host)
+    if not names_this_server(host, current_app.config.get("SERVER_HOST")):
+        raise SecurityError(f"Host {host!r} is not trusted.")
 
 
 def init_app(app: Flask) -> None:
@@ -172,6 +243,8 @@ def init_app(app: Flask) -> None:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies, x_port=proxies)
         if app.config.get("TRUSTED_HOSTS") is None:
             app.before_request(check_host)
+    elif app.config.get("TRUSTED_HOSTS") is None and bound_ipv6(app.config.get("SERVER_HOST")):
+        app.before_request(check_ipv6_host)
     elif app.config.get("TRUSTED_HOSTS") is None:
         app.config["TRUSTED_HOSTS"] = own_hosts(app.config.get("SERVER_HOST"))
     # The token never expires within a session: a card page left open for a day still reveals.
@@ -183,3 +256,5 @@ def init_app(app: Flask) -> None:
     csrf.init_app(app)
     app.before_request(check_request)
     app.after_request(add_security_headers)
+    # The app logs request paths and tracebacks; its modules' own loggers (quizapp.cards, ...) log card files only.
+    app.logger.addFilter(MASK_TOKENS)

@@ -53,12 +53,13 @@ class QuizappServer:
     """`python -m quizapp.cli serve` as a subprocess that leads its own process group."""
 
     def __init__(self, db: Path, log: Path, runtime_dir: Path, secret: str, workers: int = 2, threads: int = 4,
-                 env: dict | None = None, options: tuple = ()):
+                 env: dict | None = None, options: tuple = (), host: str = HOST):
         # A SQLite file, or a postgresql:// URL (which a Path would mangle).
         self.db = db if isinstance(db, str) and "://" in db else Path(db)
         self.log, self.workers, self.threads = Path(log), workers, threads
         self.extra_env, self.options = dict(env or {}), tuple(options)
         self.runtime_dir, self.secret = Path(runtime_dir), secret
+        self.host = host
         self.port = 0
         self.proc: subprocess.Popen | None = None
 
@@ -78,7 +79,7 @@ class QuizappServer:
             })
             env.update(self.extra_env)
             env.pop("GUNICORN_CMD_ARGS", None)
-            cmd = [sys.executable, "-m", "quizapp.cli", "serve", "--host", HOST, "--port", str(self.port),
+            cmd = [sys.executable, "-m", "quizapp.cli", "serve", "--host", self.host, "--port", str(self.port),
                    "--db", str(self.db), "--workers", str(self.workers), "--threads", str(self.threads), *self.options]
             with open(self.log, "ab") as out:
                 out.write(f"\n=== {' '.join(cmd)}\n".encode())
@@ -100,7 +101,7 @@ class QuizappServer:
             if self.proc.poll() is not None:
                 return False
             try:
-                conn = http.client.HTTPConnection(HOST, self.port, timeout=2)
+                conn = http.client.HTTPConnection(self.host, self.port, timeout=2)
                 conn.request("GET", "/api/models", headers={"Connection": "close"})
                 status = conn.getresponse().status
                 conn.close()

@@ -201,3 +201,42 @@ def test_forty_streams_on_one_link_leave_another_interview_its_stream(start_serv
         assert len(streams.held("greedy")) <= 2 * 4  # INTERVIEW_STREAMS_PER_LINK per process, 2 processes
     finally:
         streams.close()
+
+
+def pipelined(port: int, path: str, count: int) -> socket.socket:
+    """One connection that sends ``count`` requests at once (HTTP/1.1 pipelining) and reads every
+    answer as fast as it comes, so the server never waits on it."""
+    sock = socket.create_connection((HOST, port), timeout=30)
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode() * count)
+
+    def drain():
+        try:
+            while sock.recv(1 << 20):
+                pass
+        except OSError:
+            pass
+
+    threading.Thread(target=drain, daemon=True).start()
+    return sock
+
+
+def test_one_connection_s_pipelined_requests_do_not_hold_the_worker(start_server, tmp_path):
+    # A greenlet yields only when its socket would block: pipelined requests are already read,
+    # so without a turn for the others one connection was served 1,000 times in a row (seconds
+    # of card pages) while a reader on another connection of the same worker waited.
+    server = start_server(workers=1)
+    warm_up(server.port)
+    greedy = pipelined(server.port, "/cards/kv-pool-users", 1000)
+    try:
+        time.sleep(0.05)  # the worker is into the pipelined batch
+        waits = []
+        for _ in range(5):
+            status, seconds = timed_get(server.port, "/cards/kv-pool-users")
+            assert status == 200
+            waits.append(seconds)
+        print(f"\na card page beside 1,000 pipelined on another connection: "
+              f"{', '.join(f'{s * 1000:.0f}' for s in waits)} ms")
+        # Each of ours waits about one turn (the greedy connection's one request), not its 1,000.
+        assert max(waits) < 1, waits
+    finally:
+        greedy.close()

@@ -315,6 +315,66 @@ def test_behind_a_proxy_the_forwarded_host_decides_and_a_direct_request_names_th
     assert client.get("/", headers={"Host": "127.0.0.1:5000"}).status_code == 200
 
 
+
+def bound_to(tmp_path, questions_dir, host, **settings):
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"), "QUESTIONS_DIR": str(questions_dir),
+                      "SERVER_HOST": host, **settings})
+    return app.test_client()
+
+
+# werkzeug 3.1's host_is_trusted compares the part of a trusted name before its first ':', so
+# TRUSTED_HOSTS cannot hold an IPv6 literal: a server on ::1 refused Host: [::1]:5000.
+class TestAServerOnAnIPv6Address:
+    REFUSED = ("evil.example:5000", "[::2]:5000", "[::1]:0", "[::1]:65536", "[::1]:", "[::1]:5000x", "::1",
+               "[::1", "[::1]]", "[::1%eth0]", "[127.0.0.1]", "[::1]:5000, evil.example", "[ ::1]")
+
+    @pytest.mark.parametrize("host", ["[::1]:5000", "[::1]", "[0:0:0:0:0:0:0:1]:5000", "[0::1]:65535",
+                                      "localhost:5000", "127.0.0.1:5000"])
+    def test_on_loopback_its_address_in_any_spelling_and_localhost_are_answered(self, tmp_path, questions_dir,
+                                                                                  host):
+        assert bound_to(tmp_path, questions_dir, "::1").get("/", headers={"Host": host}).status_code == 200
+
+    @pytest.mark.parametrize("host", REFUSED)
+    def test_another_host_or_a_malformed_one_is_the_400_an_ipv4_server_gives(self, tmp_path, questions_dir,
+                                                                            host):
+        response = bound_to(tmp_path, questions_dir, "::1").get("/", headers={"Host": host})
+        assert response.status_code == 400
+        assert response.mimetype == "text/plain"
+        assert response.text == "Bad request: this Host header names another server.\n"
+
+    def test_a_post_with_a_foreign_host_is_refused_and_creates_nothing(self, tmp_path, questions_dir):
+        client = bound_to(tmp_path, questions_dir, "::1")
+        foreign = {"Host": "evil.example:5000", "Origin": "http://evil.example:5000"}
+        body = {"candidate": "Ada", "role": "x", "cards": ["kv-pool-users"]}
+        assert client.post("/api/interviews", json=body, headers=foreign).status_code == 400
+        assert client.get("/author/", headers={"Host": "evil.example:5000"}).status_code == 400
+
+    def test_on_another_address_only_that_address_is_answered(self, tmp_path, questions_dir):
+        client = bound_to(tmp_path, questions_dir, "2001:db8::5")
+        for host in ("[2001:db8::5]:5000", "[2001:DB8:0:0:0:0:0:5]"):
+            assert client.get("/", headers={"Host": host}).status_code == 200, host
+        for host in ("evil.example", "localhost:5000", "[::1]:5000", "[2001:db8::6]"):
+            assert client.get("/", headers={"Host": host}).status_code == 400, host
+
+    def test_any_name_is_answered_on_the_wildcard_address(self, tmp_path, questions_dir):
+        client = bound_to(tmp_path, questions_dir, "::")
+        assert client.get("/", headers={"Host": "quiz.example:5000"}).status_code == 200
+
+    def test_an_operator_s_trusted_hosts_decide(self, tmp_path, questions_dir):
+        client = bound_to(tmp_path, questions_dir, "::1", TRUSTED_HOSTS=["quiz.example"])
+        assert client.get("/", headers={"Host": "quiz.example"}).status_code == 200
+        assert client.get("/", headers={"Host": "[::1]:5000"}).status_code == 400
+
+    def test_behind_a_proxy_a_direct_request_may_name_the_bound_address(self, tmp_path, questions_dir):
+        client = bound_to(tmp_path, questions_dir, "::1", BEHIND_PROXY=1)
+        through = {"X-Forwarded-Host": "quiz.example.com", "X-Forwarded-Proto": "https", "Host": "[::1]:5000"}
+        assert client.get("/", headers=through).status_code == 200
+        assert client.get("/", headers={"Host": "[::1]:5000"}).status_code == 200
+        assert client.get("/", headers={"Host": "evil.example:5000"}).status_code == 400
+        assert bound_to(tmp_path, questions_dir, "2001:db8::5", BEHIND_PROXY=1).get(
+            "/", headers={"Host": "evil.example:5000"}).status_code == 400
+
+
 def test_tokens_are_masked_in_what_the_logs_write():
     from quizapp.web.security import mask_tokens
 
@@ -341,3 +401,57 @@ def test_gunicorn_s_access_log_masks_tokens():
                                              "QUERY_STRING": "token=s3cr3t", "PATH_INFO": "/interview/i/AbCdEf/state"},
                          __import__("datetime").timedelta(seconds=0.01))
     assert "s3cr3t" not in " ".join(str(v) for v in atoms.values()) and "AbCdEf" not in atoms["U"]
+
+
+@pytest.fixture
+def gunicorn_logger(tmp_path):
+    """gunicorn's logger as `serve` configures it, its error and access logs in files, debug on."""
+    from gunicorn.config import Config
+
+    from quizapp.server import _masking_logger
+
+    config = Config()
+    config.set("errorlog", str(tmp_path / "error.log"))
+    config.set("accesslog", str(tmp_path / "access.log"))
+    config.set("loglevel", "debug")
+    logger = _masking_logger()(config)
+    yield logger
+    for log in (logger.error_log, logger.access_log):
+        for handler in list(log.handlers):
+            handler.close()
+            log.removeHandler(handler)
+
+
+def test_gunicorn_s_error_log_masks_tokens_in_arguments_and_tracebacks(gunicorn_logger, tmp_path):
+    # As gunicorn's worker writes them (workers/base.py handle_error): the URI is an argument.
+    try:
+        raise OSError("cannot open /author/?token=s3cr3t")
+    except OSError:
+        gunicorn_logger.exception("Error handling request %s", "/interview/i/SECRETTOKEN/state")
+    gunicorn_logger.warning("Invalid request from ip=%s: %s", "127.0.0.1", "GET /interview/c/CANDIDATE1 HTTP/1.1 x")
+    gunicorn_logger.info("request %s", "/author/?token=s3cr3t")
+    gunicorn_logger.debug("GET %s", "/interview/c/CANDIDATE2")
+    gunicorn_logger.log("critical", "closing /interview/i/SECRET2")
+    gunicorn_logger.access_log.info("%(r)s", {"r": "GET /interview/i/ACCESSTOKEN HTTP/1.1"})
+    for handler in gunicorn_logger.error_log.handlers + gunicorn_logger.access_log.handlers:
+        handler.flush()
+    errors, access = (tmp_path / "error.log").read_text(), (tmp_path / "access.log").read_text()
+    for secret in ("s3cr3t", "SECRETTOKEN", "CANDIDATE1", "CANDIDATE2", "SECRET2"):
+        assert secret not in errors, secret
+    assert "Traceback (most recent call last)" in errors and "OSError: cannot open /author/?token=***" in errors
+    assert "Error handling request /interview/i/***/state" in errors
+    assert "ip=127.0.0.1: GET /interview/c/*** HTTP/1.1 x" in errors and "GET /interview/c/***" in errors
+    assert "ACCESSTOKEN" not in access and "GET /interview/i/*** HTTP/1.1" in access
+
+
+def test_the_app_s_log_of_an_unhandled_error_masks_the_token_in_its_traceback(tmp_path, questions_dir, caplog):
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"), "QUESTIONS_DIR": str(questions_dir)})
+
+    def broken(token):
+        raise RuntimeError(f"no interview at /interview/i/{token}/state")
+
+    app.add_url_rule("/interview/i/<token>/broken", view_func=broken)
+    assert app.test_client().get("/interview/i/SECRETTOKEN/broken").status_code == 500
+    assert "SECRETTOKEN" not in caplog.text
+    assert "unhandled error on GET /interview/i/***/broken" in caplog.text
+    assert "RuntimeError: no interview at /interview/i/***/state" in caplog.text

@@ -9,8 +9,11 @@ Lines are read in their true order: people paste excerpts gathered from two proc
 API server's lines, then the engine's) or grep a compose log, so the pool lines may come before
 the ``non-default args`` line that started their run. Where lines carry vLLM's timestamp
 ("INFO 12-01 10:00:03"), the lines are sorted by it (a stable sort; a line without one keeps
-its place after the line before it, as a traceback's lines follow their error). Line numbers
-stay the pasted text's.
+its place after the line before it, as a traceback's lines follow their error). Where every
+line that has vLLM's timestamp also has a full date and time in front (``docker logs -t``,
+``docker compose logs -t``, ``journalctl -o short-iso``), that one decides instead: it has the
+year and fractions of a second, and lines that vLLM printed without its own. Line numbers stay
+the pasted text's.
 
 Hostile input: the text is bounded (``MAX_LOG_CHARS``, ``MAX_LOG_LINES``) and each line is
 read up to ``MAX_LINE_CHARS``.
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from ..errors import CalcError
 from .patterns import PATTERNS, known, recognise
@@ -36,6 +40,11 @@ ANSI = re.compile(r"\x1b\[[0-9;?]{0,20}[A-Za-z]")
 STAMP = re.compile(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s{1,4}(\d\d)-(\d\d)\s(\d\d):(\d\d):(\d\d)"
                    r"(?:[.,](\d{1,6}))?(?!\d)")
 STAMP_SEARCHED = 300  # characters of a line searched for its timestamp
+# "2026-11-30T10:00:01.123456789Z ", "2026-11-30T11:00:01+01:00 ": a date and time that a log
+# collector puts in front (after a compose service's "vllm-1  | " at most).
+FULL_STAMP = re.compile(r"(?:^|\|\s)(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?"
+                        r"(Z|[+-]\d\d:?\d\d)?(?=\s)")
+FULL_STAMP_SEARCHED = 120
 STARTS_RUN = frozenset(p.name for p in PATTERNS if p.starts_run)
 RESULTS = frozenset(RESULT_FACTS)
 MAX_DROPPED = 20  # pool lines of earlier starts, as listed
@@ -95,10 +104,36 @@ def timestamp(line: str) -> tuple[int, ...] | None:
     return (*map(int, whole), int((fraction or "0").ljust(6, "0")))
 
 
+def full_timestamp(line: str) -> tuple[int, ...] | None:
+    """(year, month, day, hour, minute, second, nanosecond) in UTC of a date and time a log
+    collector put in front of the line, or None (also for a date that does not exist)."""
+    found = FULL_STAMP.search(line, 0, FULL_STAMP_SEARCHED)
+    if not found:
+        return None
+    *whole, fraction, zone = found.groups()
+    try:
+        moment = datetime(*map(int, whole))
+    except ValueError:
+        return None
+    if zone and zone != "Z":
+        sign = -1 if zone[0] == "-" else 1
+        moment -= sign * timedelta(hours=int(zone[1:3]), minutes=int(zone[-2:]))
+    return (*moment.timetuple()[:6], int((fraction or "0").ljust(9, "0")))
+
+
+def order_keys(stamps: list, full_stamps: list) -> list:
+    """The stamps the lines are ordered by: the collector's full ones when every line that has
+    vLLM's timestamp has one too (a paste of two sources, one without them, falls back to vLLM's)."""
+    if any(full_stamps) and all(full or not stamp for stamp, full in zip(stamps, full_stamps)):
+        return full_stamps
+    return stamps
+
+
 def time_order(stamps: list[tuple[int, ...] | None]) -> list[int]:
     """The indices of the lines in their true order: a stable sort by timestamp, where a line without
-    one follows the line before it. A log over New Year (December and January) puts January last."""
-    months = {s[0] for s in stamps if s}
+    one follows the line before it. A log over New Year (December and January) puts January last
+    (vLLM's stamps have no year; a full stamp starts with its year and never wraps)."""
+    months = {s[0] for s in stamps if s and len(s) == 6}
     wraps = 12 in months and 1 in months
     keys, last = [], (-1,)
     for stamp in stamps:
@@ -114,7 +149,7 @@ def parse_log(text: str) -> ParsedLog:
     lines = split_lines(text)
     parsed = ParsedLog()
     read: list[tuple[int, list[str], dict]] = []  # (line, pattern names, facts), as in the text
-    stamps = []
+    stamps, full_stamps = [], []
     for number, line in enumerate(lines, start=1):
         clean = ANSI.sub("", line[:MAX_LINE_CHARS]).strip()
         message = clean[PREFIX.match(clean).end():].strip()
@@ -122,6 +157,7 @@ def parse_log(text: str) -> ParsedLog:
             continue
         parsed.lines_total += 1
         stamps.append(timestamp(clean))
+        full_stamps.append(full_timestamp(clean))
         names, facts = recognise(message)
         read.append((number, names, facts))
         if names:
@@ -130,7 +166,7 @@ def parse_log(text: str) -> ParsedLog:
             parsed.recognised.append((number, "known"))
         else:
             parsed.unrecognised.append((number, line.strip()[:MAX_LISTED_CHARS]))
-    order = time_order(stamps)
+    order = time_order(order_keys(stamps, full_stamps))
     parsed.reordered = order != sorted(order)
     runs: list[list[tuple[int, dict]]] = [[]]
     results_seen = False

@@ -8,9 +8,11 @@ has not revealed is not rendered, so its text is in no page, fragment or JSON.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from urllib.parse import urlencode
 
 from flask import current_app, request, url_for
+from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup
 
 from ...calc import CalcError
@@ -22,7 +24,7 @@ from . import session as practice_session
 from .answer_box import answer_view
 from .panel import controls, message_for_people
 from .review import grade_buttons
-from ..storage import get_db, learner_id
+from ..storage import get_db, learner_id, new_event_id
 
 
 @dataclass(frozen=True)
@@ -43,10 +45,13 @@ class CardPage:
     grades: list[dict]            # the grade buttons, once the full answer is shown (review.grade_buttons)
     preview: bool = False         # the author's preview: every stage, nothing recorded
 
-    @property
+    @cached_property  # a page's every form carries it: worked out once (it writes __dict__, as frozen allows)
     def query(self) -> str:
         """The scenario's query string: what a reveal's form and a reload carry."""
         return urlencode(self.scenario.query())
+
+    def stage_html(self, s) -> Markup:
+        return stage_html(self, s)
 
     @property
     def variant_name(self) -> str | None:
@@ -98,6 +103,20 @@ def page_for(card, scenario, error, revealed: list[str] | None = None, attempt=N
                     practice=practice_session.position(card.id), grades=grades, preview=preview)
 
 
+def stage_html(page: CardPage, s) -> Markup:
+    """One stage's section. A stage the reader has not revealed (but the short answer, which
+    holds their answer box) is the same for every reader of the card in that scenario but for
+    its form's two tokens: it is drawn once per ``caches.stage_key`` with marks in their place,
+    and each request puts in its own (a card page draws a dozen stages: half its time)."""
+    render = current_app.jinja_env.get_template("cards/_parts.html").module
+    if s.revealed or s.name == "short" or page.preview:
+        return render.stage(page.card, s, page.query, page.attempt, page.preview, page.answer, page.view.next_stage)
+    drawn = caches.stages.get_or_make(caches.stage_key(page, s), lambda: str(render.stage(
+        page.card, s, page.query, page.attempt, False, None, page.view.next_stage,
+        csrf=caches.CSRF_MARK, event_id=caches.EVENT_ID_MARK)))
+    return Markup(drawn.replace(caches.CSRF_MARK, generate_csrf()).replace(caches.EVENT_ID_MARK, new_event_id()))
+
+
 def panel(card, scenario, error) -> tuple[list[dict], Markup]:
     """The panel's rows and their HTML. After an error they hold what the reader typed, so they
     are drawn for this request; otherwise they are drawn once per ``caches.panel_key``."""
@@ -123,8 +142,7 @@ def fragment_json(page: CardPage, focus: str | None = None) -> dict:
         "url": card_url(card, page.scenario),
         "query": page.query,
         "question": view.question_html,
-        "stages": {s.name: render.stage(card, s, page.query, page.attempt, page.preview, page.answer,
-                                        view.next_stage) for s in view.stages},
+        "stages": {s.name: stage_html(page, s) for s in view.stages},
         "grade": render.grade_step(page),
         "revealed": [s.name for s in view.stages if s.revealed],
         "derivations": render.derivations(view),

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from quizapp.calc.log.parse import MAX_LOG_LINES, time_order, timestamp
+from quizapp.calc.log.parse import MAX_LOG_LINES, full_timestamp, time_order, timestamp
 from quizapp.calc.log.read import read_log
 
 from tests.paths import LOGS
@@ -136,3 +136,43 @@ def test_a_v0_refusal_beside_a_v1_pool_line_is_listed_as_not_read():
     assert log.pool.tokens == 24_096
     assert "line 2: '... stored in KV cache (23,648)' is not read: line 1's 'GPU KV cache size' states the pool" \
         in log.notes
+
+
+def docker_t(lines: list[str], strip_vllm_stamps: bool) -> list[str]:
+    """As `docker logs -t` prints them: each line after the time Docker received it, a
+    millisecond apart (and, to be sure only Docker's stamps can order them, without vLLM's)."""
+    out = []
+    for n, line in enumerate(lines):
+        if strip_vllm_stamps and "] " in line:
+            line = PROCESS.sub("", line).split("] ", 1)[1]
+        out.append(f"2026-11-30T10:{n // 60000:02}:{n // 1000 % 60:02}.{n % 1000:03}123456Z {line}")
+    return out
+
+
+@pytest.mark.parametrize("name", TIMED)
+def test_docker_s_timestamps_order_lines_that_have_no_vllm_timestamp(name):
+    lines = whole(name)
+    stamped = docker_t(lines, strip_vllm_stamps=True)
+    excerpt = by_process(lines)
+    pasted = [stamped[lines.index(line)] for line in excerpt]  # two `docker logs -t`, one after the other
+    assert figures("\n".join(pasted)) == figures("\n".join(lines))
+    assert read_log("\n".join(pasted)).parsed.reordered
+
+
+def test_full_timestamps_are_read_in_utc_to_the_nanosecond():
+    assert full_timestamp("2026-11-30T10:00:01.123456789Z INFO 11-30 10:00:01 [x.py:1] y") == \
+        (2026, 11, 30, 10, 0, 1, 123456789)
+    assert full_timestamp("vllm-1  | 2026-11-30T11:00:01+01:00 GPU KV cache size: 1 tokens") == \
+        (2026, 11, 30, 10, 0, 1, 0)
+    assert full_timestamp("2026-01-01T00:30:00.5-01:00 x") == (2026, 1, 1, 1, 30, 0, 500000000)
+    assert full_timestamp("2026-02-30T10:00:01Z x") is None  # no such day
+    assert full_timestamp("GPU KV cache size: 2026-11-30T10:00:01Z") is None  # not in front
+    # Over New Year the year orders them: no December-before-January guess.
+    assert time_order([(2027, 1, 1, 0, 0, 1, 0), (2026, 12, 31, 23, 59, 59, 0)]) == [1, 0]
+
+
+def test_a_paste_where_only_some_lines_have_docker_s_timestamps_is_ordered_by_vllm_s():
+    lines = whole("reference-deepseek-v4-flash.log")  # args, pool, concurrency
+    # The pool lines from `docker logs -t` with made-up early times, the args line from a file.
+    pasted = [f"2020-01-01T00:00:0{n}Z {line}" for n, line in enumerate(lines[1:])] + lines[:1]
+    assert figures("\n".join(pasted)) == figures("\n".join(lines))

@@ -1,0 +1,96 @@
+"""A stage the reader has not revealed is drawn once per card version and scenario, and each
+page puts its own CSRF token and event id in its form (quizapp.web.practice.card_page.stage_html)."""
+
+import os
+import re
+import shutil
+
+import pytest
+
+from quizapp import create_app
+from quizapp.web import caches
+
+from tests.web.conftest import QUESTIONS_DIR, BrowserClient, Reader
+
+SECTION = re.compile(r'<section class="stage[^"]*" id="stage-([\w-]+)".*?</section>', re.S)
+TOKENS = re.compile(r'name="(csrf_token|event_id)" value="([^"]+)"')
+
+
+def sections(page: str) -> dict[str, str]:
+    return {m.group(1): m.group(0) for m in SECTION.finditer(page)}
+
+
+def without_tokens(html: str) -> str:
+    return TOKENS.sub(r'name="\1" value="…"', html)
+
+
+@pytest.fixture(autouse=True)
+def empty_caches():
+    caches.clear()
+    yield
+    caches.clear()
+
+
+def drawn_without_cache(monkeypatch, reader: Reader, query: str = "") -> str:
+    monkeypatch.setattr(caches.stages, "limit", 0)  # kept for no request: every stage drawn afresh
+    try:
+        return reader.open(query).text
+    finally:
+        monkeypatch.setattr(caches.stages, "limit", caches.STAGES_KEPT)
+
+
+def test_kept_stages_are_the_stages_drawn_afresh_but_for_their_tokens(client, reader, monkeypatch):
+    fresh = sections(drawn_without_cache(monkeypatch, reader, "?kv_cache_dtype=fp8"))
+    reader.open("?kv_cache_dtype=fp8")
+    kept = sections(reader.open("?kv_cache_dtype=fp8").text)
+    assert len(caches.stages) >= 5  # followups, wrong, taught, full: every stage but the short answer
+    assert kept.keys() == fresh.keys()
+    assert {k: without_tokens(v) for k, v in kept.items()} == {k: without_tokens(v) for k, v in fresh.items()}
+
+
+def test_every_form_of_every_page_has_its_own_event_id_and_the_session_s_csrf_token(client, reader):
+    reader.open()
+    reader.reveal("short")
+    reader.reveal("full")  # the follow-ups' forms are open, each from a kept drawing
+    pages = [reader.open().text for _ in range(2)]
+    event_ids = [value for page in pages for name, value in TOKENS.findall(page) if name == "event_id"]
+    assert len(event_ids) == len(set(event_ids)) >= 4
+    assert caches.EVENT_ID_MARK not in "".join(pages) and caches.CSRF_MARK not in "".join(pages)
+    csrf = re.search(r'<meta name="csrf-token" content="([^"]+)">', pages[1]).group(1)
+    assert {value for name, value in TOKENS.findall(pages[1]) if name == "csrf_token"} == {csrf}
+
+
+def test_a_kept_form_reveals(client, reader):
+    reader.open()
+    reader.reveal("short")
+    page = reader.open().text  # the full answer's form now comes from the kept drawing
+    form = sections(page)["full"]
+    fields = dict(TOKENS.findall(form))
+    revealed = client.post("/cards/kv-pool-users/reveal/full", data=fields, follow_redirects=True)
+    assert revealed.status_code == 200
+    assert 'class="stage stage-full revealed"' in revealed.text
+
+
+def test_a_card_edited_on_disk_shows_its_new_words_in_a_kept_stage(tmp_path, database):
+    folder = tmp_path / "questions"
+    shutil.copytree(QUESTIONS_DIR, folder)
+    app = create_app({"TESTING": True, "DATABASE": database, "QUESTIONS_DIR": str(folder), "BANK_REFRESH_SECONDS": 0})
+    app.test_client_class = BrowserClient
+    reader = Reader(app.test_client())
+    reader.open()
+    reader.reveal("short")
+    reader.reveal("full")  # the follow-ups' questions are shown, their answers are not
+    [path] = [p for p in folder.glob("*.md") if "\nid: kv-pool-users\n" in p.read_text(encoding="utf-8")]
+    before = sections(reader.open().text)["followup-1"]
+    text = path.read_text(encoding="utf-8")
+    question = re.search(r'<span class="followup-question">(.*?)</span>', before).group(1)
+    assert text.count(question) == 1, question  # the follow-up's question, as the card writes it
+    path.write_text(text.replace(question, "Reworded: " + question), encoding="utf-8")
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 2_000_000_000))
+    after = sections(reader.open().text)["followup-1"]
+    assert "Reworded" in after and "Reworded" not in before
+
+
+def test_the_kept_stages_are_bounded():
+    assert caches.stages.limit == caches.STAGES_KEPT <= 10_000
