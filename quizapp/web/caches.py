@@ -43,7 +43,70 @@ def stage_key(page, s) -> tuple:
             s.waits_for, s.opens, s.level, s.level_label, s.question_html, s.name == page.view.next_stage)
 
 
+# A card's list item on the bank page, before and after the reader's standing line (its title
+# link, badge, meta line and tags): the same for every reader, and most of what drawing `/` cost
+# (escaping, url_for, urlencode). A page shows 50 cards; this keeps 40 pages' worth, ~1 KB a card.
+BANK_CARDS_KEPT = 2048
+bank_cards: LRU[tuple[Markup, Markup]] = LRU(BANK_CARDS_KEPT)
+
+
+def bank_card_key(card, script_root: str) -> tuple:
+    """What decides a card's listing: its file version (path and time, and the digest of its text,
+    which an edit changes even within the time's resolution), its id (the digest sets the id line
+    aside), and the prefix its link carries (``request.script_root``)."""
+    return (card.path, card.mtime, card.content, card.id, script_root)
+
+
+# A card's standing line ("New", "Due now", "Learned · next review <time>"): one per standing
+# without a time, one per reader's card and wording of its time otherwise.
+STANDING_LINES_KEPT = 4096
+standing_lines: LRU[Markup] = LRU(STANDING_LINES_KEPT)
+
+
+def standing_line_key(standing: dict, relative: str) -> tuple:
+    """What decides a standing line: its kind, label and due time, and how the time is worded now."""
+    return (standing["kind"], standing["label"], standing["due"], relative)
+
+
+# A topic tile of the bank, by the reader's counts in it: a few per topic for most readers.
+TOPIC_TILES_KEPT = 1024
+topic_tiles: LRU[Markup] = LRU(TOPIC_TILES_KEPT)
+
+
+def topic_tile_key(row: dict) -> tuple:
+    """What decides a tile (``topics.topic_rows``' row): the topic (its title and blurb are the
+    code's), its card count, the reader's counts and whether the page filters by it."""
+    return (row["id"], row["count"], tuple(row["counts"]), row["current"])
+
+
+# The options of the bank's role, tag and topic filters, by the values offered and the one chosen.
+FILTER_OPTIONS_KEPT = 1024
+filter_options: LRU[Markup] = LRU(FILTER_OPTIONS_KEPT)
+
+
+def filter_options_key(pairs: tuple[tuple[str, str], ...], selected: str) -> tuple:
+    """What decides a filter's options: its (value, label) pairs and the value selected, or None
+    when the value chosen is none of them (so an odd value in the URL is no new entry)."""
+    return (pairs, selected if any(value == selected for value, _ in pairs) else None)
+
+
+# What the bank page derives from a listing alone (its order, roles, tags, broken files): a
+# listing is replaced, never changed in place, so it is kept by the objects' identity.
+LISTINGS_KEPT = 8
+listings: LRU[tuple] = LRU(LISTINGS_KEPT)
+
+
+def listing_key(bank) -> tuple:
+    """The listing's and its diagnostics' identities (the kept value holds both, so neither id is
+    reused while it is kept)."""
+    return (id(bank.cards), id(bank.diagnostics))
+
+
+
+ALL = (panels, stages, bank_cards, standing_lines, topic_tiles, filter_options, listings)
+
+
 def clear() -> None:
     """Forget everything kept (tests that count what is drawn start from nothing)."""
-    panels.clear()
-    stages.clear()
+    for cache in ALL:
+        cache.clear()

@@ -39,9 +39,10 @@ def requested_topics(args) -> str:
 def topic_rows(cards, standing: dict[str, dict], current: str = "") -> list[dict]:
     """The bank's topics that hold cards, in the list's order: {"id", "title", "blurb", "count",
     "counts" (the reader's standings, as the bank's counts word them), "current"}."""
+    # Counted as pairs first: a Counter made per card (setdefault's default) cost most of this with 10,000.
     by_topic: dict[str, Counter] = {}
-    for card in cards:
-        by_topic.setdefault(card.topic, Counter())[standing[card.id]["kind"]] += 1
+    for (topic, kind), count in Counter((card.topic, standing[card.id]["kind"]) for card in cards).items():
+        by_topic.setdefault(topic, Counter())[kind] = count
     return [{"id": t.id, "title": t.title, "blurb": t.blurb, "count": sum(by_topic[t.id].values()),
              "counts": counts_text(by_topic[t.id]), "current": t.id == current}
             for t in TOPICS if t.id in by_topic]
