@@ -93,5 +93,6 @@ def _author_link(app, host: str, port: int, dev: bool) -> str | None:
             # The development server's reloader runs this command again: it keeps the same token.
             os.environ["QUIZAPP_AUTHOR_TOKEN"] = app.config["AUTHOR_TOKEN"]
     shown = socket.gethostname() if host in ("0.0.0.0", "::", "") else host
-    shown = f"[{shown}]" if ":" in shown else shown
-    return f"http://{shown}:{port}/author/?token={app.config['AUTHOR_TOKEN']}"
+    from ..server import address
+
+    return f"http://{address(shown, port)}/author/?token={app.config['AUTHOR_TOKEN']}"

@@ -102,7 +102,6 @@ def listing_key(bank) -> tuple:
     return (id(bank.cards), id(bank.diagnostics))
 
 
-
 ALL = (panels, stages, bank_cards, standing_lines, topic_tiles, filter_options, listings)
 
 
