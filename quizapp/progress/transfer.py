@@ -1,8 +1,9 @@
 """A learner's progress as a file: export it, and import (merge) it on another machine.
 
-An import checks the whole file, then writes it in one transaction (all or nothing) through the
-modules that own each table: ``events.insert_rows``, ``scheduling.log_reviews`` and ``learners``. A profile holds at most what one export
-carries (``quota``), so every export imports again.
+An import reads the file as a stream (``export_file``) and checks all of it, then reads it again
+and writes it in one transaction (all or nothing) through the modules that own each table:
+``events.insert_rows``, ``scheduling.log_reviews`` and ``learners``. A profile holds at most
+what one export carries (``quota``), so every export imports again.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 import time
 from collections.abc import Collection, Mapping
 from datetime import datetime, timezone
+from io import BytesIO
 
 from sqlite_utils import Database
 
@@ -20,11 +22,13 @@ from .clock import iso, parse_iso
 from .db.connection import OPERATIONAL_ERRORS, is_busy, write
 from .db.statements import dicts
 from .db.stored_json import dump_object
+from .export_file import ExportFile, NotAnExport
 from .learners import display_name, ensure_learner, get_learner, name_if_unnamed
 
 EXPORT_FORMAT = "quizapp-progress"
 EXPORT_VERSION = 1
 TABLES = ("events", "review_log")
+HEADER_KEYS = {"format", "version", "learner"}
 # An import holds no more rows than a profile may: an export always fits.
 MAX_IMPORT_ROWS = quota.MAX_PROFILE_ROWS
 # Rows parsed and written at once: memory holds one batch of the file's rows, never all of them.
@@ -55,10 +59,10 @@ def import_progress(db: Database, learner_id: str, data, known_cards: Collection
                     renamed: Mapping[str, str] | None = None) -> dict:
     """Merge an export into this learner, all or nothing: events and reviews already here are skipped.
 
-    ``data`` is the export's text (as ``dumps`` writes it, read one row at a time, so a large
-    file never sits in memory as objects; any other JSON layout is parsed whole) or a parsed
-    export. Every row is checked first (its types, text UTF-8 can hold, its detail's depth, its
-    times), before anything is written: a bad file imports nothing. With ``known_cards`` (the
+    ``data`` is the export file (a binary file, read as a stream one row at a time whatever its
+    JSON layout, so a large file never sits in memory: ``export_file``), its bytes or text, or a
+    parsed export. Every row is checked first (its types, text UTF-8 can hold, its detail's
+    depth, its times), before anything is written: a bad file imports nothing. With ``known_cards`` (the
     bank's ids), rows of other cards are left out and counted as ``"skipped"``; with ``renamed``
     (the bank's old ids, each to the card that replaces it), the rows of an old id land on its
     successor, before that is decided. The rows are then
@@ -71,14 +75,13 @@ def import_progress(db: Database, learner_id: str, data, known_cards: Collection
     Returns how many events and reviews were new, how many rows the file held (``"read"``) and,
     with ``known_cards``, how many were skipped. Raises ImportRefused.
     """
-    source = _Source(data)
+    source = _source(data)
     renamed = renamed or {}
     name, read, skipped = _checked_file(source, known_cards, renamed)
     counts = {"events": 0, "reviews": 0, "read": read}
     if known_cards is not None:
         counts["skipped"] = skipped
-    writers = (("events", "events", _checked_event, events.insert_rows),
-               ("review_log", "reviews", _checked_review, scheduling.log_reviews))
+    writers = {"events": ("events", events.insert_rows), "review_log": ("reviews", scheduling.log_reviews)}
     reviewed: set[str] = set()
     now = datetime.now(timezone.utc)
     try:
@@ -86,12 +89,12 @@ def import_progress(db: Database, learner_id: str, data, known_cards: Collection
             ensure_learner(db, learner_id)
             if name:
                 name_if_unnamed(db, learner_id, name)
-            for table, key, check, writer in writers:
-                for batch in _batches(source, table, check, now, known_cards, renamed):
-                    counts[key] += writer(db, learner_id, batch)
-                    if key == "reviews":
-                        reviewed.update(row["card_id"] for row in batch)
-                    time.sleep(0)  # other requests of this process run between batches (a gevent worker)
+            for table, batch in _batches(source, now, known_cards, renamed):
+                key, writer = writers[table]
+                counts[key] += writer(db, learner_id, batch)
+                if key == "reviews":
+                    reviewed.update(row["card_id"] for row in batch)
+                time.sleep(0)  # other requests of this process run between batches (a gevent worker)
             # The schedules of the cards whose reviews are in, each once, from its merged log.
             for card_id in sorted(reviewed):
                 scheduling.rebuild(db, learner_id, card_id)
@@ -106,70 +109,132 @@ def import_progress(db: Database, learner_id: str, data, known_cards: Collection
     return counts
 
 
-class _Source:
-    """An export's header and its rows, table by table, each time they are asked for.
-
-    The text ``dumps`` writes holds each row on a line of its own: such a file is read one line
-    at a time, so only a batch of rows is ever parsed at once. Any other text is parsed whole
-    (a file of at most MAX_IMPORT_BYTES); a parsed export is used as it is.
-    """
+class _Parsed:
+    """A parsed export (as ``export`` returns it), read as ``ExportFile`` reads a file."""
 
     def __init__(self, data):
-        self.text, self.parsed, self.lines = None, None, None
-        if isinstance(data, (bytes, str)):
-            text = data.decode("utf-8") if isinstance(data, bytes) else data
-            self.lines = _row_lines(text)
-            if self.lines is None:
-                self.parsed = _parse(text, "the file")
-            else:
-                self.text = text
-        else:
-            self.parsed = data
-        self.header = _parse(self.text[:self.lines[0]] + "}", "the file's first line") if self.lines else self.parsed
+        self.data, self.problem = data, None
 
-    def rows(self, table: str):
-        if self.lines is None:
-            yield from self.parsed[table]
+    def items(self):
+        if not isinstance(self.data, dict):
             return
-        first, last = self.lines[1][table]
-        position, index = first, 0
-        while position < last:
-            stop = self.text.find("\n", position, last)
-            stop = last if stop < 0 else stop
-            line = self.text[position:stop].rstrip().removesuffix(",")
-            position = stop + 1
-            if line:
-                yield _parse(line, f"{table}[{index}]")
-                index += 1
+        yield from ((key, value) for key, value in self.data.items() if key not in TABLES)
+        for table in TABLES:
+            rows = self.data.get(table)
+            if not isinstance(rows, list):
+                self.problem = self.problem or ImportRefused(f"the export's {table!r} must be a list")
+                continue
+            yield from ((table, row) for row in rows)
 
-    def count(self, table: str) -> int:
-        if self.lines is None:
-            return len(self.parsed[table])
-        first, last = self.lines[1][table]
-        return self.text.count("\n", first, last)
+    def count(self) -> int:
+        tables = [self.data.get(table) for table in TABLES] if isinstance(self.data, dict) else []
+        return sum(len(rows) for rows in tables if isinstance(rows, list))
 
 
-def _row_lines(text: str):
-    """Where ``dumps``'s lines are in ``text``: (the end of the header line, {table: (start, end)
-    of its row lines}); None when the text is laid out otherwise."""
-    header_end = text.find(",\n")
-    if header_end < 0 or not text.startswith("{"):
-        return None
-    spans, position = {}, header_end + 2
-    for i, table in enumerate(TABLES):
-        opening = f'"{table}": [\n'
-        if not text.startswith(opening, position):
-            return None
-        start = position + len(opening)
-        closing = "\n]," if i < len(TABLES) - 1 else "\n]"
-        end = text.find(closing + "\n", start - 1)
-        if end < 0:
-            return None
-        spans[table] = (start, end + 1)
-        position = end + len(closing) + 1
-    if text[position:].strip() != "}":
-        return None
-    return header_end, spans
+class _Streamed:
+    """An export file read as a stream (``export_file``), its errors an ImportRefused."""
+
+    problem = None
+
+    def __init__(self, binary):
+        self.file = ExportFile(binary, TABLES)
+
+    def items(self):
+        try:
+            yield from self.file.items()
+        except NotAnExport as error:
+            raise ImportRefused(str(error)) from None
+
+    def count(self) -> None:
+        return None  # known once every row is read
+
+
+def _source(data):
+    """What ``import_progress`` reads: a binary file, the file's bytes or text, or a parsed export."""
+    if isinstance(data, str):
+        if not encodable(data):
+            raise ImportRefused("the file is not UTF-8 text")
+        data = data.encode("utf-8")
+    if isinstance(data, (bytes, bytearray)):
+        data = BytesIO(data)
+    return _Streamed(data) if hasattr(data, "read") else _Parsed(data)
+
+
+def _checked_file(source, known_cards, renamed: Mapping[str, str]) -> tuple[str | None, int, int]:
+    """The learner's name, how many rows the file holds and how many are of unknown cards, after
+    checking every row in one pass; raises ImportRefused for the first thing wrong.
+
+    The header is checked as soon as it has been read (before the rows, in an export), so a
+    file that is no export says so rather than naming its first odd row."""
+    header, name, header_checked, problem = {}, None, False, None
+    read = skipped = 0
+    indexes = dict.fromkeys(TABLES, 0)
+    now = datetime.now(timezone.utc)
+    for key, value in source.items():
+        if key not in TABLES:
+            header[key] = value
+            continue
+        if not header_checked and HEADER_KEYS <= header.keys():
+            name, header_checked = _checked_header(header, source.count()), True
+        index, indexes[key] = indexes[key], indexes[key] + 1
+        if index % BATCH_ROWS == 0:
+            time.sleep(0)  # as between the batches written: other requests of a gevent worker run
+        if problem or sum(indexes.values()) > MAX_IMPORT_ROWS:
+            continue  # the file is still read to its end: a broken file says so first, and how many rows
+        try:
+            checked = CHECKS[key](value, f"{key}[{index}]", now)
+        except ImportRefused as error:
+            problem = error
+            continue
+        read += 1
+        skipped += known_cards is not None and renamed.get(checked["card_id"], checked["card_id"]) not in known_cards
+    if not header_checked:
+        name = _checked_header(header, source.count())
+    rows = sum(indexes.values())
+    if rows > MAX_IMPORT_ROWS:
+        raise ImportRefused(f"the file holds {rows:,} events and reviews; a profile holds at most "
+                            f"{MAX_IMPORT_ROWS:,}")
+    if problem or source.problem:
+        raise problem or source.problem
+    return name, read, skipped
+
+
+def _checked_header(header: dict, rows: int | None) -> str | None:
+    """The learner's name from a header that is this app's export; with the number of rows
+    when it is known before they are read, a file of too many is refused at once."""
+    if header.get("format") != EXPORT_FORMAT:
+        raise ImportRefused(f"not a quizapp progress export (expected \"format\": \"{EXPORT_FORMAT}\")")
+    if header.get("version") != EXPORT_VERSION:
+        raise ImportRefused(f"export version {header.get('version')!r} is not one this app reads "
+                            f"({EXPORT_VERSION})")
+    learner = header.get("learner")
+    if not isinstance(learner, dict):
+        raise ImportRefused("the export has no learner")
+    if rows is not None and rows > MAX_IMPORT_ROWS:
+        raise ImportRefused(f"the file holds {rows:,} events and reviews; a profile holds at most "
+                            f"{MAX_IMPORT_ROWS:,}")
+    name = learner.get("display_name")
+    return display_name(name) if isinstance(name, str) and encodable(name) else None
+
+
+def _batches(source, now: datetime, known_cards, renamed: Mapping[str, str]):
+    """(table, checked rows of known cards, an old id's under its successor's), BATCH_ROWS at a
+    time, in the file's order."""
+    batches, indexes = {table: [] for table in TABLES}, dict.fromkeys(TABLES, 0)
+    for key, row in source.items():
+        if key not in TABLES:
+            continue
+        checked = CHECKS[key](row, f"{key}[{indexes[key]}]", now)
+        indexes[key] += 1
+        checked["card_id"] = renamed.get(checked["card_id"], checked["card_id"])
+        if known_cards is None or checked["card_id"] in known_cards:
+            batches[key].append(checked)
+        if len(batches[key]) >= BATCH_ROWS:
+            yield key, batches[key]
+            batches[key] = []
+    for table in TABLES:
+        if batches[table]:
+            yield table, batches[table]
 
 
 def _parse(text: str, where: str):
@@ -181,52 +246,6 @@ def _parse(text: str, where: str):
         raise ImportRefused(f"{where} is not JSON") from None
     except ValueError:  # Python's own limit: an integer of over 4,300 digits
         raise ImportRefused(f"{where} holds a number of thousands of digits; an export's are short") from None
-
-
-def _checked_file(source: _Source, known_cards, renamed: Mapping[str, str]) -> tuple[str | None, int, int]:
-    """The learner's name, how many rows the file holds and how many are of unknown cards, after
-    checking every row; raises ImportRefused at the first that is wrong."""
-    data = source.header
-    if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
-        raise ImportRefused(f"not a quizapp progress export (expected \"format\": \"{EXPORT_FORMAT}\")")
-    if data.get("version") != EXPORT_VERSION:
-        raise ImportRefused(f"export version {data.get('version')!r} is not one this app reads ({EXPORT_VERSION})")
-    learner = data.get("learner")
-    if not isinstance(learner, dict):
-        raise ImportRefused("the export has no learner")
-    name = learner.get("display_name")
-    name = display_name(name) if isinstance(name, str) and encodable(name) else None
-    if source.lines is None:
-        for table in TABLES:
-            if not isinstance(data.get(table), list):
-                raise ImportRefused(f"the export's {table!r} must be a list")
-    rows = sum(source.count(table) for table in TABLES)
-    if rows > MAX_IMPORT_ROWS:
-        raise ImportRefused(f"the file holds {rows:,} events and reviews; a profile holds at most "
-                            f"{MAX_IMPORT_ROWS:,}")
-    now = datetime.now(timezone.utc)
-    read = skipped = 0
-    for table, check in (("events", _checked_event), ("review_log", _checked_review)):
-        for index, row in enumerate(source.rows(table)):
-            checked = check(row, f"{table}[{index}]", now)
-            read += 1
-            skipped += known_cards is not None and renamed.get(checked["card_id"], checked["card_id"]) not in known_cards
-    return name, read, skipped
-
-
-def _batches(source: _Source, table: str, check, now: datetime, known_cards, renamed: Mapping[str, str]):
-    """The table's checked rows of known cards (an old id's under its successor's), BATCH_ROWS at a time."""
-    batch = []
-    for index, row in enumerate(source.rows(table)):
-        checked = check(row, f"{table}[{index}]", now)
-        checked["card_id"] = renamed.get(checked["card_id"], checked["card_id"])
-        if known_cards is None or checked["card_id"] in known_cards:
-            batch.append(checked)
-        if len(batch) >= BATCH_ROWS:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
 
 
 def _text(row: dict, key: str, where: str, required: bool = True, limit: int = 100) -> str | None:
@@ -278,6 +297,10 @@ def _checked_review(row, where: str, now: datetime) -> dict:
         raise ImportRefused(f"{where}.duration_ms must be a whole number of milliseconds")
     return {"event_id": _text(row, "event_id", where), "card_id": _text(row, "card_id", where), "rating": rating,
             "reviewed_at": _time(row["reviewed_at"], f"{where}.reviewed_at", now), "duration_ms": duration}
+
+
+# Each table's rows, checked and put in the form its writer stores.
+CHECKS = {"events": _checked_event, "review_log": _checked_review}
 
 
 def _rating_range() -> str:

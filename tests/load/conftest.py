@@ -25,6 +25,8 @@ from pathlib import Path
 import pytest
 
 HOST = "127.0.0.1"
+# The checkout under test: its servers run its code, whatever the venv's quizapp points at.
+ROOT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT_S = 20.0
 STOP_TIMEOUT_S = 10.0
 REQUEST_TIMEOUT_S = 30.0  # above the app's 15 s SQLite busy timeout
@@ -78,6 +80,7 @@ class QuizappServer:
                 "XDG_RUNTIME_DIR": str(self.runtime_dir),
             })
             env.update(self.extra_env)
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
             env.pop("GUNICORN_CMD_ARGS", None)
             cmd = [sys.executable, "-m", "quizapp.cli", "serve", "--host", self.host, "--port", str(self.port),
                    "--db", str(self.db), "--workers", str(self.workers), "--threads", str(self.threads), *self.options]

@@ -1,5 +1,6 @@
 """Hostile requests get a 400 or 413 that says which limit, fast, never a 500 (issue 12: C1, C2, M4, low)."""
 
+import html
 import json
 import time
 from io import BytesIO
@@ -28,13 +29,18 @@ def test_deeply_nested_json_is_a_400_that_says_so(client, path, body):
     assert "nested more than 64 levels" in response.get_json()["error"]
 
 
-def test_a_deeply_nested_import_is_refused_with_a_message(client):
-    page = client.post("/me/import", data={"file": (BytesIO(b"[" * 100_000), "p.json")},
+@pytest.mark.parametrize("body, words", [
+    (b'{"format": "quizapp-progress", "events": [' + b"[" * 100_000, "events[0] is nested far deeper than an export"),
+    (b'{"format": ' + b"[" * 100_000, "the file's 'format' is nested far deeper than an export"),
+    (b"[" * 100_000, "this file is not a quizapp export (it is not JSON: an export is one object, in braces)"),
+])
+def test_a_deeply_nested_import_is_refused_with_a_message(client, body, words):
+    page = client.post("/me/import", data={"file": (BytesIO(body), "p.json")},
                        content_type="multipart/form-data", follow_redirects=True)
-    assert page.status_code == 200 and "Nothing imported" in page.text and "nested" in page.text
-    page = client.post("/me/import", data="[" * 100_000, content_type="application/json",
+    assert page.status_code == 200 and f"Nothing imported: {words}" in html.unescape(page.text)
+    page = client.post("/me/import", data=body, content_type="application/json",
                        headers={"X-CSRFToken": client.csrf_token()}, follow_redirects=True)
-    assert page.status_code == 200 and "Nothing imported" in page.text and "nested" in page.text
+    assert page.status_code == 200 and f"Nothing imported: {words}" in html.unescape(page.text)
 
 
 @pytest.mark.parametrize("length", [4_000, 40_000])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import tempfile
 from collections import Counter
 from datetime import datetime, timezone
 
@@ -18,6 +20,9 @@ from ..practice.topics import practice_pool, requested_topic, requested_topics
 from ..storage import get_bank, get_db, learner_id
 
 bp = Blueprint("learner", __name__)
+# An import's JSON body stays in memory up to this size, and on disk past it; copied a chunk at a time.
+SPOOL_IN_MEMORY_BYTES = 512 * 1024
+COPY_CHUNK_BYTES = 64 * 1024
 
 
 @bp.app_template_filter("soon")
@@ -187,20 +192,14 @@ def import_progress():
     if upload is None and not request.is_json:
         # A text/plain body is what another site's form can send; an export is a file or JSON.
         abort(415, description="Send the export as the form's file, or as an application/json body.")
-    raw = upload.read(limit + 1) if upload else request.get_data()[: limit + 1]
-    if len(raw) > limit:
+    # The file stays on disk (a temporary file) and is read as a stream, pass after pass.
+    file = upload.stream if upload else _spooled(request.stream, limit + 1)
+    if _size(file) > limit:
         flash(f"That file is larger than {limit // 2**20} MB; it is not a progress export.")
         return redirect(url_for("learner.me"), code=303)
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:  # not UTF-8
-        flash("Nothing imported: this file is not a quizapp export (it is not UTF-8 text). Choose the file that "
-              "“Export my progress” saved.")
-        return redirect(url_for("learner.me"), code=303)
-    del raw
-    try:
         bank = get_bank()
-        counts = transfer.import_progress(get_db(), learner_id(), text, known_cards=bank.cards.keys(),
+        counts = transfer.import_progress(get_db(), learner_id(), file, known_cards=bank.cards.keys(),
                                           renamed=bank.aliases)
     except transfer.ImportRefused as error:
         flash(_plain_refusal(error))
@@ -209,9 +208,27 @@ def import_progress():
         flash(f"Imported {counts['events']:,} new events and {counts['reviews']:,} new reviews: {rows:,} of "
               f"{rows:,} rows read; what was already here was skipped." + _skipped(counts["skipped"]))
     finally:
-        del text
+        file.close()
         release_memory()
     return redirect(url_for("learner.me"), code=303)
+
+
+def _spooled(stream, most: int):
+    """A JSON body copied into a temporary file (in memory while small), at most ``most`` bytes of it."""
+    spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY_BYTES)
+    while spool.tell() < most:
+        chunk = stream.read(min(COPY_CHUNK_BYTES, most - spool.tell()))
+        if not chunk:
+            break
+        spool.write(chunk)
+    return spool
+
+
+def _size(file) -> int:
+    file.seek(0, io.SEEK_END)
+    size = file.tell()
+    file.seek(0)
+    return size
 
 
 def _skipped(rows: int) -> str:
@@ -223,7 +240,7 @@ def _plain_refusal(error: Exception) -> str:
     choose = "Choose the file that “Export my progress” saved."
     if "not a quizapp progress export" in str(error):
         return f"Nothing imported: this file is not a quizapp export. {choose}"
-    if str(error).startswith(("the file is ", "the file's first line is ")):  # not JSON, or nested far too deep
-        why = str(error).removeprefix("the file's first line ").removeprefix("the file ")
+    if str(error).startswith("the file is "):  # not UTF-8, not JSON, or nested far too deep
+        why = str(error).removeprefix("the file ")
         return f"Nothing imported: this file is not a quizapp export (it {why}). {choose}"
     return f"Nothing imported: {error}."
