@@ -1,6 +1,6 @@
 """How much one profile may hold: no more than one export file carries, so every export imports again.
 
-An export writes each event and each review as one line of compact JSON (``transfer.dumps``).
+An export writes each event and each review as one line of compact JSON (``transfer.export.dumps``).
 Each profile's rows, and their bytes in that form, are counted as they are stored
 (``learners.stored_rows`` and ``stored_bytes``, kept by the two writers: ``events.insert_rows``
 and ``scheduling.log_reviews``). A write that would pass either limit is refused, and the

@@ -9,6 +9,7 @@ import psycopg
 import pytest
 
 from quizapp.progress import scheduling, transfer
+from quizapp.progress.transfer import merge
 from quizapp.progress.db import writer_turn
 from quizapp.progress.db.connection import write
 from tests.conftest import count_rows
@@ -55,7 +56,7 @@ def test_a_large_import_writes_in_one_transaction_and_rebuilds_each_card_once(db
         held.append(time.perf_counter() - start)
 
     real_rebuild = scheduling.rebuild
-    monkeypatch.setattr(transfer, "write", timed_write)
+    monkeypatch.setattr(merge, "write", timed_write)
     monkeypatch.setattr(scheduling, "rebuild", lambda d, learner, card: (rebuilt.append(card),
                                                                          real_rebuild(d, learner, card)))
     counts = transfer.import_progress(db, LEARNER, data, known_cards=set(cards))
@@ -81,7 +82,7 @@ def test_an_import_that_would_fill_the_profile_imports_nothing(db, monkeypatch):
     from quizapp.progress import quota
 
     monkeypatch.setattr(quota, "MAX_PROFILE_ROWS", 2500)
-    monkeypatch.setattr(transfer, "BATCH_ROWS", 1000)
+    monkeypatch.setattr(merge, "BATCH_ROWS", 1000)
     data = export_of([("kv-pool-users", n) for n in range(3000)])
     with pytest.raises(transfer.ImportRefused, match="full.*none of it was written"):
         transfer.import_progress(db, LEARNER, data)

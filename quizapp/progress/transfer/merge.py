@@ -1,14 +1,13 @@
-"""A learner's progress as a file: export it, and import (merge) it on another machine.
+"""Merge an export into a learner, all or nothing.
 
-An import reads the file as a stream (``export_file``) and checks all of it, then reads it again
-and writes it in one transaction (all or nothing) through the modules that own each table:
-``events.insert_rows``, ``scheduling.log_reviews`` and ``learners``. A profile holds at most
-what one export carries (``quota``), so every export imports again.
+The file is read as a stream (``stream``) and every row checked (``rows``), then read again and
+written in one transaction through the modules that own each table: ``events.insert_rows``,
+``scheduling.log_reviews`` and ``learners``. A profile holds at most what one export carries
+(``quota``), so every export imports again.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Collection, Mapping
 from datetime import datetime, timezone
@@ -16,43 +15,19 @@ from io import BytesIO
 
 from sqlite_utils import Database
 
-from ..fields import depth, encodable, unencodable_path
-from . import events, quota, scheduling
-from .clock import iso, parse_iso
-from .db.connection import OPERATIONAL_ERRORS, is_busy, write
-from .db.statements import dicts
-from .db.stored_json import dump_object
-from .export_file import ExportFile, NotAnExport
-from .learners import display_name, ensure_learner, get_learner, name_if_unnamed
+from ...fields import encodable
+from .. import events, quota, scheduling
+from ..db.connection import OPERATIONAL_ERRORS, is_busy, write
+from ..learners import display_name, ensure_learner, name_if_unnamed
+from .export import EXPORT_FORMAT, EXPORT_VERSION, TABLES
+from .rows import CHECKS, ImportRefused
+from .stream import ExportFile, NotAnExport
 
-EXPORT_FORMAT = "quizapp-progress"
-EXPORT_VERSION = 1
-TABLES = ("events", "review_log")
 HEADER_KEYS = {"format", "version", "learner"}
 # An import holds no more rows than a profile may: an export always fits.
 MAX_IMPORT_ROWS = quota.MAX_PROFILE_ROWS
 # Rows parsed and written at once: memory holds one batch of the file's rows, never all of them.
 BATCH_ROWS = 1000
-# An event's detail and scenario, as the API stores them (events.py), nest a level or two.
-MAX_OBJECT_DEPTH = 8
-MAX_OBJECT_CHARS = max(events.MAX_DETAIL_CHARS, events.MAX_SCENARIO_CHARS)
-
-
-def export(db: Database, learner_id: str) -> dict:
-    """The learner's row, events and review log, as ``import_progress`` reads them back."""
-    learner = get_learner(db, learner_id) or {"id": learner_id, "display_name": None, "created_at": None}
-    data = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "learner": learner}
-    # In the order stored: the events by rowid (SQLite's, and a column of that name on PostgreSQL:
-    # ``postgres_schema``), the reviews by their id.
-    for table, columns, order in (("events", events.EXPORTED, "rowid"), ("review_log", scheduling.EXPORTED, "id")):
-        data[table] = dicts(db, f"SELECT {', '.join(columns)} FROM {table} WHERE learner_id = ? ORDER BY {order}",
-                            [learner_id])
-    return data
-
-
-class ImportRefused(ValueError):
-    """Nothing was imported: the file is not an export this app can merge, or it could not be
-    written whole; the message says why."""
 
 
 def import_progress(db: Database, learner_id: str, data, known_cards: Collection[str] | None = None,
@@ -60,7 +35,7 @@ def import_progress(db: Database, learner_id: str, data, known_cards: Collection
     """Merge an export into this learner, all or nothing: events and reviews already here are skipped.
 
     ``data`` is the export file (a binary file, read as a stream one row at a time whatever its
-    JSON layout, so a large file never sits in memory: ``export_file``), its bytes or text, or a
+    JSON layout, so a large file never sits in memory: ``stream``), its bytes or text, or a
     parsed export. Every row is checked first (its types, text UTF-8 can hold, its detail's
     depth, its times), before anything is written: a bad file imports nothing. With ``known_cards`` (the
     bank's ids), rows of other cards are left out and counted as ``"skipped"``; with ``renamed``
@@ -132,7 +107,7 @@ class _Parsed:
 
 
 class _Streamed:
-    """An export file read as a stream (``export_file``), its errors an ImportRefused."""
+    """An export file read as a stream (``stream``), its errors an ImportRefused."""
 
     problem = None
 
@@ -235,122 +210,3 @@ def _batches(source, now: datetime, known_cards, renamed: Mapping[str, str]):
     for table in TABLES:
         if batches[table]:
             yield table, batches[table]
-
-
-def _parse(text: str, where: str):
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise ImportRefused(f"{where} is nested far deeper than an export's") from None
-    except json.JSONDecodeError:
-        raise ImportRefused(f"{where} is not JSON") from None
-    except ValueError:  # Python's own limit: an integer of over 4,300 digits
-        raise ImportRefused(f"{where} holds a number of thousands of digits; an export's are short") from None
-
-
-def _text(row: dict, key: str, where: str, required: bool = True, limit: int = 100) -> str | None:
-    value = row.get(key)
-    if value in (None, "") and not required:
-        return None
-    if not isinstance(value, str) or not value or len(value) > limit:
-        raise ImportRefused(f"{where} has no {key}" if value in (None, "") else
-                            f"{where}.{key} must be text of at most {limit} characters")
-    if not encodable(value):
-        raise ImportRefused(f"{where}.{key} is not text: it holds a lone surrogate (an escape such as \\ud800 "
-                            "that stands for no character)")
-    return value
-
-
-def _checked_event(row, where: str, now: datetime) -> dict:
-    if not isinstance(row, dict):
-        raise ImportRefused(f"{where} is not an object")
-    missing = [k for k in ("event_id", "card_id", "kind", "at") if row.get(k) in (None, "")]
-    if missing:
-        raise ImportRefused(f"{where} has no {', '.join(missing)}")
-    event_id = _text(row, "event_id", where)
-    if not events.EVENT_ID.fullmatch(event_id):
-        raise ImportRefused(f"{where}.event_id {event_id!r} is not an event id")
-    kind = _text(row, "kind", where)
-    if kind not in events.KINDS:
-        raise ImportRefused(f"{where}.kind {kind!r} is not one of {', '.join(events.KINDS)}")
-    return {
-        "event_id": event_id, "card_id": _text(row, "card_id", where), "kind": kind,
-        "stage": _text(row, "stage", where, required=False, limit=40),
-        "value": _text(row, "value", where, required=False, limit=events.MAX_TEXT),
-        "detail": _json_object(row.get("detail"), f"{where}.detail"),
-        "scenario": _json_object(row.get("scenario"), f"{where}.scenario"),
-        "at": _time(row["at"], f"{where}.at", now),
-    }
-
-
-def _checked_review(row, where: str, now: datetime) -> dict:
-    if not isinstance(row, dict):
-        raise ImportRefused(f"{where} is not an object")
-    missing = [k for k in ("event_id", "card_id", "rating", "reviewed_at") if row.get(k) in (None, "")]
-    if missing:
-        raise ImportRefused(f"{where} has no {', '.join(missing)}")
-    rating = row["rating"]
-    if isinstance(rating, bool) or rating not in scheduling.RATINGS.values():
-        raise ImportRefused(f"{where}.rating must be {_rating_range()}, got {rating!r}")
-    duration = row.get("duration_ms")
-    if duration is not None and (isinstance(duration, bool) or not isinstance(duration, int) or duration < 0):
-        raise ImportRefused(f"{where}.duration_ms must be a whole number of milliseconds")
-    return {"event_id": _text(row, "event_id", where), "card_id": _text(row, "card_id", where), "rating": rating,
-            "reviewed_at": _time(row["reviewed_at"], f"{where}.reviewed_at", now), "duration_ms": duration}
-
-
-# Each table's rows, checked and put in the form its writer stores.
-CHECKS = {"events": _checked_event, "review_log": _checked_review}
-
-
-def _rating_range() -> str:
-    """The numbers a review log stores, from the ratings table: 1 (Again) to 4 (Easy)."""
-    lowest, highest = min(scheduling.RATINGS.values()), max(scheduling.RATINGS.values())
-    return f"{int(lowest)} ({lowest.name}) to {int(highest)} ({highest.name})"
-
-
-def _json_object(value, where: str) -> str | None:
-    """detail and scenario travel as JSON text of an object (or null)."""
-    if value in (None, ""):
-        return None
-    if isinstance(value, str) and len(value) > MAX_OBJECT_CHARS:
-        raise ImportRefused(f"{where} is {len(value):,} characters; an export's is at most {MAX_OBJECT_CHARS:,}")
-    parsed = _parse(value, where) if isinstance(value, str) else value
-    if not isinstance(parsed, dict):
-        raise ImportRefused(f"{where} must be a JSON object")
-    if depth(parsed, MAX_OBJECT_DEPTH) > MAX_OBJECT_DEPTH:
-        raise ImportRefused(f"{where} nests more than {MAX_OBJECT_DEPTH} levels deep; an export's does not")
-    bad = unencodable_path(parsed, where)
-    if bad:
-        raise ImportRefused(f"{bad} is not text: it holds a lone surrogate (an escape such as \\ud800 "
-                            "that stands for no character)")
-    text = dump_object(parsed)
-    if len(text) > MAX_OBJECT_CHARS:
-        raise ImportRefused(f"{where} is {len(text):,} characters as JSON; an export's is at most "
-                            f"{MAX_OBJECT_CHARS:,}")
-    return text
-
-
-def _time(text, where: str, now: datetime) -> str:
-    """Stored as UTC ISO text, the form every query sorts by; a time in the future is refused."""
-    try:
-        moment = parse_iso(text)
-    except (TypeError, ValueError):
-        raise ImportRefused(f"{where} is not an ISO 8601 time with a timezone: {text!r}") from None
-    if moment > now:
-        raise ImportRefused(f"{where} {text!r} is in the future")
-    return iso(moment)
-
-
-def dumps(data: dict) -> str:
-    """An export as the text of the downloaded file: its header, then each event and review on a
-    line of its own, as ``quota.row_line`` writes it, so the file is as big as the quota counts."""
-    header = {key: value for key, value in data.items() if key not in TABLES}
-    lines = [json.dumps(header, ensure_ascii=False)[:-1] + ","]
-    for table in TABLES:
-        rows = data.get(table, [])
-        lines.append(f'"{table}": [')
-        lines += [quota.row_line(row) + ("," if i < len(rows) - 1 else "") for i, row in enumerate(rows)]
-        lines.append("]," if table != TABLES[-1] else "]")
-    lines.append("}")
-    return "\n".join(lines) + "\n"

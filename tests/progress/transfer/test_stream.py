@@ -8,8 +8,9 @@ from io import BytesIO
 
 import pytest
 
-from quizapp.progress import export_file, transfer
-from quizapp.progress.export_file import ExportFile, NotAnExport
+from quizapp.progress import transfer
+from quizapp.progress.transfer import stream
+from quizapp.progress.transfer.stream import ExportFile, NotAnExport
 
 TABLES = ("events", "review_log")
 
@@ -50,7 +51,7 @@ def read(text: str | bytes):
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_every_layout_reads_as_json_loads_reads_it_with_chunks_cut_anywhere(monkeypatch, layout, chunk):
     # A chunk of 1 byte cuts every number, escape and multi-byte character somewhere.
-    monkeypatch.setattr(export_file, "CHUNK_CHARS", chunk)
+    monkeypatch.setattr(stream, "CHUNK_CHARS", chunk)
     text = LAYOUTS[layout](export())
     whole = json.loads(text)
     header, rows = read(text)
@@ -61,7 +62,7 @@ def test_every_layout_reads_as_json_loads_reads_it_with_chunks_cut_anywhere(monk
 def test_a_number_cut_at_a_chunk_s_end_is_read_whole(monkeypatch):
     text = '{"format": "quizapp-progress", "version": 123456789, "events": [], "review_log": []}'
     for chunk in range(1, len(text) + 1):
-        monkeypatch.setattr(export_file, "CHUNK_CHARS", chunk)
+        monkeypatch.setattr(stream, "CHUNK_CHARS", chunk)
         assert read(text)[0]["version"] == 123456789, chunk
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import codecs
 import json
-from collections.abc import Iterator
 
 CHUNK_CHARS = 64 * 1024
 # The longest row or header value an export can hold, with room for JSON's escapes: an
