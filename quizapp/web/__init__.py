@@ -12,7 +12,7 @@ from ..progress.events import EventError
 from ..progress.interviews import InterviewError
 from ..progress.quota import ProfileFull
 from ..progress.scheduling import RATINGS
-from . import access, api, limits, security, storage
+from . import access, api, limits, security, signatures, storage
 from .author import views as author
 from .calc import compare as calc_compare, log as calc_log, views as calc_page
 from .interview import views as interview, api as interview_api
@@ -37,6 +37,7 @@ def register(app: Flask) -> None:
     # First: a request over a limit, or refused, stops before any view or storage works on it.
     limits.init_app(app)
     security.init_app(app)
+    signatures.init_app(app)
     access.init_app(app)
     storage.init_app(app)
     interview_api.init_app(app)

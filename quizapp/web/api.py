@@ -6,12 +6,13 @@ Errors are {"error", "field"}: 400 for bad input, 409 for an event_id reused for
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, current_app, jsonify, request
 
 from ..calc import CalcError, calculate, gpu_entries, model_entries, read_log
 from ..cards import scenario_from_query
 from ..progress import events as progress_events
 from ..progress.summary import summary
+from . import caches
 from .access import require_author_tools
 from .calc.log import MAX_LOG_BODY
 from .security import limit_body
@@ -59,11 +60,17 @@ def card_values(card_id):
     require_author_tools()
     card = get_card(card_id)
     scenario = scenario_from_query(card, request.args)
+    text = caches.values.get_or_make(caches.values_key(card, scenario), lambda: _values_text(card, scenario))
+    return current_app.response_class(text, mimetype="application/json")
+
+
+def _values_text(card, scenario) -> str:
+    """The values as ``jsonify`` writes them: the result's JSON, the card, the variant and what is held."""
     data = scenario.result.to_json()
     data["card"] = card.id
     data["variant"] = card.variants[scenario.variant].name if scenario.variant is not None else None
     data["held"] = scenario.held
-    return jsonify(data)
+    return f"{current_app.json.dumps(data)}\n"
 
 
 @bp.post("/progress/events")

@@ -26,6 +26,19 @@ def panel_key(card, scenario) -> tuple:
     return (card.path, card.mtime, scenario.variant, urlencode(scenario.query()))
 
 
+# The values API's answer (its JSON text) for a card's scenario: the same for every caller, and
+# most of its time was writing 17 KB of JSON. A few hundred card-scenarios of author tools.
+VALUES_KEPT = 512
+values: LRU[str] = LRU(VALUES_KEPT)
+
+
+def values_key(card, scenario) -> tuple:
+    """What decides the values: the card's text (its digest) and id, and the scenario: its variant,
+    inputs, what it holds fixed and the query it came from."""
+    return (card.path, card.version, card.id, scenario.variant, scenario.key, tuple(scenario.held),
+            urlencode(scenario.query()))
+
+
 # A card stage the reader has not revealed, drawn with these marks where its form's CSRF token
 # and event id go (card_page.stage_html): random, so no card text can hold them.
 STAGES_KEPT = 4096
@@ -102,7 +115,7 @@ def listing_key(bank) -> tuple:
     return (id(bank.cards), id(bank.diagnostics))
 
 
-ALL = (panels, stages, bank_cards, standing_lines, topic_tiles, filter_options, listings)
+ALL = (panels, values, stages, bank_cards, standing_lines, topic_tiles, filter_options, listings)
 
 
 def clear() -> None:

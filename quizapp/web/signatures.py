@@ -1,0 +1,88 @@
+"""Signatures a request would otherwise compute again: the session cookie's, checked once per
+cookie, and the CSRF token's, signed once per session.
+
+Flask checks the session cookie's HMAC on every request, and Flask-WTF signs the CSRF token on
+every page: together a tenth of a card page's time in a worker (py-spy under wrk). A cookie's
+text and the key that signed it decide what it holds, so a cookie checked once is kept by its
+text; a session's token signed once is kept by the token. The token never expires
+(``WTF_CSRF_TIME_LIMIT`` is None, web/security.py), so a kept signature is as valid as a new one.
+"""
+
+from __future__ import annotations
+
+import time
+
+from flask import Flask, current_app, g, request, session
+from flask.sessions import SecureCookieSessionInterface
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+
+from ..lru import LRU
+
+# A few hundred bytes each: the readers of the last hours.
+COOKIES_KEPT = 4096
+# A cookie checked once is checked again after this long (its lifetime is 400 days; settings.py).
+CHECK_AGAIN_S = 3600
+verified_cookies: LRU[tuple[str, float]] = LRU(COOKIES_KEPT)
+signed_tokens: LRU[str] = LRU(COOKIES_KEPT)
+CSRF_FIELD = "csrf_token"
+
+
+class KeptCookieSessions(SecureCookieSessionInterface):
+    """Flask's signed-cookie sessions, with each cookie's signature checked once (per
+    CHECK_AGAIN_S) and the serializer made once per set of keys."""
+
+    def get_signing_serializer(self, app: Flask) -> URLSafeTimedSerializer | None:
+        if not app.secret_key:
+            return None
+        keys = (*(app.config.get("SECRET_KEY_FALLBACKS") or ()), app.secret_key)
+        kept = getattr(self, "_serializer", None)
+        if kept is None or kept[0] != keys:
+            kept = (keys, super().get_signing_serializer(app))
+            self._serializer = kept
+        return kept[1]
+
+    def open_session(self, app: Flask, request):
+        serializer = self.get_signing_serializer(app)
+        if serializer is None:
+            return None
+        value = request.cookies.get(self.get_cookie_name(app))
+        if not value:
+            return self.session_class()
+        key = (value, app.secret_key)
+        kept = verified_cookies.get(key)
+        if kept is not None and time.monotonic() - kept[1] < CHECK_AGAIN_S:
+            # Parsed again each time: a view may change what the session holds in place.
+            return self.session_class(self.serializer.loads(kept[0]))
+        try:
+            data = serializer.loads(value, max_age=int(app.permanent_session_lifetime.total_seconds()))
+        except BadSignature:
+            return self.session_class()
+        verified_cookies.put(key, (self.serializer.dumps(data), time.monotonic()))
+        return self.session_class(data)
+
+
+def reuse_csrf_token() -> None:
+    """Before a request: the session's CSRF token as signed before, where it was (Flask-WTF's
+    ``generate_csrf`` returns what ``g`` holds). Not for the stateless endpoints, which leave
+    the session unread (storage.STATELESS)."""
+    from .storage import STATELESS
+
+    if request.endpoint in STATELESS or CSRF_FIELD not in session:
+        return
+    signed = signed_tokens.get((session[CSRF_FIELD], current_app.secret_key))
+    if signed is not None:
+        setattr(g, CSRF_FIELD, signed)
+
+
+def keep_csrf_token(response):
+    """After a request that signed the session's token: keep the signature for the next."""
+    signed = g.get(CSRF_FIELD)
+    if signed is not None and CSRF_FIELD in session:
+        signed_tokens.put((session[CSRF_FIELD], current_app.secret_key), signed)
+    return response
+
+
+def init_app(app: Flask) -> None:
+    app.session_interface = KeptCookieSessions()
+    app.before_request(reuse_csrf_token)
+    app.after_request(keep_csrf_token)
