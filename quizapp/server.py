@@ -139,25 +139,31 @@ def take_turns(app):
 
 
 def _masking_logger():
-    from gunicorn.glogging import Logger
+    from gunicorn.glogging import Logger, SafeAtoms
 
     from .web.security import MASK_TOKENS, mask_tokens
+
+    class MaskedAtoms(SafeAtoms):
+        """Each atom the access log's format asks for, masked as it is asked for: a format may
+        print the query alone ("q=%(q)s"), where the line's mask cannot tell "token=" is a
+        query's first name. Only those asked for: masking all of them (every request and
+        response header) took a sixth of a small request's time in a worker."""
+
+        def __getitem__(self, key):
+            value = super().__getitem__(key)
+            return mask_tokens(value) if isinstance(value, str) else value
 
     class MaskingLogger(Logger):
         """gunicorn's logger with every link token masked: an interviewer's or candidate's path
         (/interview/i/<token>) and ?token= of the author link were written out in clear."""
+
+        atoms_wrapper_class = MaskedAtoms
 
         def setup(self, cfg):
             super().setup(cfg)
             # Every line of both logs, at any level, with its arguments and traceback.
             for log in (self.error_log, self.access_log):
                 log.addFilter(MASK_TOKENS)
-
-        def atoms(self, resp, req, environ, request_time):
-            atoms = super().atoms(resp, req, environ, request_time)
-            # Each atom too: a format may print the query alone ("q=%(q)s"), where the line's
-            # mask cannot tell "token=" is a query's first name.
-            return {key: mask_tokens(value) if isinstance(value, str) else value for key, value in atoms.items()}
 
     return MaskingLogger
 
