@@ -341,11 +341,13 @@ def write_results(path: Path, info: dict, args, outcomes: list[Outcome], banks: 
                   "the statuses below rest on disturbed figures; run again on a quiet machine.", ""]
     lines += ["| target | figure | status |", "|---|---|---|"]
     lines += [f"| {t} | {f} | {s} |" for t, f, s in targets(summaries, banks)]
-    # bench/run --db's section (bench/servers.py) is its own run's: kept as it stands.
+    # bench/run --db's section (bench/servers.py) is its own run's, and a section between two
+    # <!-- by hand --> marks is written by hand (a comparison of two runs): kept as they stand.
     old = path.read_text(encoding="utf-8") if path.exists() else ""
-    kept = re.search(r"<!-- servers -->.*?<!-- servers -->", old, re.S)
-    if kept:
-        lines += ["", kept.group(0)]
+    for mark in ("<!-- by hand -->", "<!-- servers -->"):
+        kept = re.search(f"{mark}.*?{mark}", old, re.S)
+        if kept:
+            lines += ["", kept.group(0)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 

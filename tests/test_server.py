@@ -44,3 +44,20 @@ def test_serve_says_so_in_one_line_and_exits_2(listening, tmp_path, monkeypatch,
 def test_an_unknown_host_is_refused(tmp_path):
     with pytest.raises(PortInUse, match="cannot serve on no-such-host.invalid:5000"):
         refuse_taken_port("no-such-host.invalid", 5000)
+
+
+def test_a_new_worker_loads_the_bank_then_sets_its_objects_aside_from_the_collector(tmp_path):
+    import gc
+
+    from quizapp import create_app
+    from quizapp.server import settle
+    from tests.web.conftest import QUESTIONS_DIR
+
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "q.sqlite"), "QUESTIONS_DIR": str(QUESTIONS_DIR)})
+    assert "quizapp.bank" not in app.extensions
+    try:
+        settle(app)
+        assert gc.get_freeze_count() > 0
+        assert app.extensions["quizapp.bank"].cards
+    finally:
+        gc.unfreeze()
