@@ -127,8 +127,9 @@ def settle(app: Flask) -> None:
 
     from .web.storage import loaded_bank
 
-    with app.app_context():
-        loaded_bank()
+    if app.config.get("QUESTIONS_DIR"):  # quizapp's app (bench/hello.py's has no bank)
+        with app.app_context():
+            loaded_bank()
     gc.collect()
     gc.freeze()
 
