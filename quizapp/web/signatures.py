@@ -17,6 +17,7 @@ from flask.sessions import SecureCookieSessionInterface
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from ..lru import LRU
+from .storage import STATELESS
 
 # A few hundred bytes each: the readers of the last hours.
 COOKIES_KEPT = 4096
@@ -65,8 +66,6 @@ def reuse_csrf_token() -> None:
     """Before a request: the session's CSRF token as signed before, where it was (Flask-WTF's
     ``generate_csrf`` returns what ``g`` holds). Not for the stateless endpoints, which leave
     the session unread (storage.STATELESS)."""
-    from .storage import STATELESS
-
     if request.endpoint in STATELESS or CSRF_FIELD not in session:
         return
     signed = signed_tokens.get((session[CSRF_FIELD], current_app.secret_key))

@@ -165,10 +165,7 @@ def _checked_file(source, known_cards, renamed: Mapping[str, str]) -> tuple[str 
         skipped += known_cards is not None and renamed.get(checked["card_id"], checked["card_id"]) not in known_cards
     if not header_checked:
         name = _checked_header(header, source.count())
-    rows = sum(indexes.values())
-    if rows > MAX_IMPORT_ROWS:
-        raise ImportRefused(f"the file holds {rows:,} events and reviews; a profile holds at most "
-                            f"{MAX_IMPORT_ROWS:,}")
+    _refuse_too_many(sum(indexes.values()))
     if problem or source.problem:
         raise problem or source.problem
     return name, read, skipped
@@ -185,11 +182,16 @@ def _checked_header(header: dict, rows: int | None) -> str | None:
     learner = header.get("learner")
     if not isinstance(learner, dict):
         raise ImportRefused("the export has no learner")
-    if rows is not None and rows > MAX_IMPORT_ROWS:
-        raise ImportRefused(f"the file holds {rows:,} events and reviews; a profile holds at most "
-                            f"{MAX_IMPORT_ROWS:,}")
+    if rows is not None:
+        _refuse_too_many(rows)
     name = learner.get("display_name")
     return display_name(name) if isinstance(name, str) and encodable(name) else None
+
+
+def _refuse_too_many(rows: int) -> None:
+    if rows > MAX_IMPORT_ROWS:
+        raise ImportRefused(f"the file holds {rows:,} events and reviews; a profile holds at most "
+                            f"{MAX_IMPORT_ROWS:,}")
 
 
 def _batches(source, now: datetime, known_cards, renamed: Mapping[str, str]):

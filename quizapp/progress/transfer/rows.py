@@ -45,12 +45,17 @@ def _text(row: dict, key: str, where: str, required: bool = True, limit: int = 1
     return value
 
 
-def checked_event(row, where: str, now: datetime) -> dict:
+def _require(row, where: str, keys: tuple[str, ...]) -> None:
+    """A row is an object holding each of ``keys``."""
     if not isinstance(row, dict):
         raise ImportRefused(f"{where} is not an object")
-    missing = [k for k in ("event_id", "card_id", "kind", "at") if row.get(k) in (None, "")]
+    missing = [k for k in keys if row.get(k) in (None, "")]
     if missing:
         raise ImportRefused(f"{where} has no {', '.join(missing)}")
+
+
+def checked_event(row, where: str, now: datetime) -> dict:
+    _require(row, where, ("event_id", "card_id", "kind", "at"))
     event_id = _text(row, "event_id", where)
     if not events.EVENT_ID.fullmatch(event_id):
         raise ImportRefused(f"{where}.event_id {event_id!r} is not an event id")
@@ -68,11 +73,7 @@ def checked_event(row, where: str, now: datetime) -> dict:
 
 
 def checked_review(row, where: str, now: datetime) -> dict:
-    if not isinstance(row, dict):
-        raise ImportRefused(f"{where} is not an object")
-    missing = [k for k in ("event_id", "card_id", "rating", "reviewed_at") if row.get(k) in (None, "")]
-    if missing:
-        raise ImportRefused(f"{where} has no {', '.join(missing)}")
+    _require(row, where, ("event_id", "card_id", "rating", "reviewed_at"))
     rating = row["rating"]
     if isinstance(rating, bool) or rating not in scheduling.RATINGS.values():
         raise ImportRefused(f"{where}.rating must be {_rating_range()}, got {rating!r}")

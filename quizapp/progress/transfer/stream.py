@@ -51,7 +51,7 @@ class ExportFile:
             reader.take()
         else:
             while True:
-                key = reader.value("the file is not JSON where a key of its object should be")
+                key = reader.value("the file", "the file is not JSON where a key of its object should be")
                 if not isinstance(key, str):
                     raise NotAnExport("the file is not JSON: a key of its object is not text")
                 if key in seen:
@@ -62,7 +62,7 @@ class ExportFile:
                     for row in self._table(reader, key):
                         yield key, row
                 else:
-                    yield key, reader.value(f"the file's {key!r} is not JSON")
+                    yield key, reader.value(f"the file's {key!r}")
                 if reader.peek() == ",":
                     reader.take()
                     continue
@@ -84,7 +84,7 @@ class ExportFile:
             return
         index = 0
         while True:
-            yield reader.value(f"{table}[{index}] is not JSON")
+            yield reader.value(f"{table}[{index}]")
             index += 1
             if reader.peek() == ",":
                 reader.take()
@@ -132,21 +132,23 @@ class _Reader:
             raise NotAnExport(message)
         self.take()
 
-    def value(self, message: str):
+    def value(self, subject: str, message: str | None = None):
         """The JSON value that starts here, reading more of the file while it may be cut off at
         the chunk's end. A value that ends exactly there is taken only at the file's end: ``12``
-        may be the start of ``123``."""
+        may be the start of ``123``. ``subject`` names it in a refusal ("events[3]"); ``message``
+        is the refusal when it is not JSON (by default "<subject> is not JSON")."""
+        message = message or f"{subject} is not JSON"
         self.peek()
         while True:
             try:
                 value, end = DECODER.raw_decode(self.text, self.position)
             except RecursionError:
-                raise NotAnExport(f"{_subject(message)} is nested far deeper than an export's") from None
+                raise NotAnExport(f"{subject} is nested far deeper than an export's") from None
             except json.JSONDecodeError as error:
                 if self.ended or not _cut_off(error, self.text):
                     raise NotAnExport(message) from None
             except ValueError:  # Python's own limit: an integer of over 4,300 digits
-                raise NotAnExport(f"{_subject(message)} holds a number of thousands of digits; an export's "
+                raise NotAnExport(f"{subject} holds a number of thousands of digits; an export's "
                                   "are short") from None
             else:
                 if end - self.position > MAX_VALUE_CHARS:
@@ -157,15 +159,10 @@ class _Reader:
             if len(self.text) - self.position > MAX_VALUE_CHARS:
                 break
             self._more()
-        raise NotAnExport(f"{_subject(message)} is longer than any export's ({MAX_VALUE_CHARS:,} characters)")
+        raise NotAnExport(f"{subject} is longer than any export's ({MAX_VALUE_CHARS:,} characters)")
 
 
 def _cut_off(error: json.JSONDecodeError, text: str) -> bool:
     """Whether the decoder may have failed only because the text stops mid-value: inside a
     string, or within a few characters of its end (``tru`` of ``true``, ``\\u12`` of an escape)."""
     return error.msg.startswith("Unterminated string") or error.pos >= len(text) - 8
-
-
-def _subject(message: str) -> str:
-    """What a message is about ("events[3]", "the file"), from "... is not JSON"."""
-    return message.split(" is not JSON", 1)[0]
