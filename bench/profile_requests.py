@@ -68,14 +68,15 @@ def requests_of(app, kind: str, learners: dict):
         return lambda n: app.test_client().get(PAGE)
     client, _ = new_client(app, learners.get(kind))
     if kind in PAGES:
-        return lambda n: client.get(PAGES[kind].format(n=n))
+        # A never-seen pool size counts up from bench/run's first (16,384 tokens, a valid pool).
+        return lambda n: client.get(PAGES[kind].format(n=16_384 + n))
     if kind == "revealed":
         client.post(f"{PAGE}/reveal/short", headers=json_post_headers(_), data={"event_id": "profile-rev-once"})
     return lambda n: client.get(PAGE)
 
 
 # Pages read by a returning reader; {n} is the request's number.
-PAGES = {"bank": "/", "card": PAGE, "scenario": PAGE + "?pool_tokens={n}0007", "values": f"/api/cards/{CARD}/values"}
+PAGES = {"bank": "/", "card": PAGE, "scenario": PAGE + "?pool_tokens={n}", "values": f"/api/cards/{CARD}/values"}
 KINDS = ("hello", *PAGES, "first_visit", "event", "reveal", "revealed", "long_attempt", "history")
 
 

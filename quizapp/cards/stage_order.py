@@ -15,6 +15,7 @@ until the stage it needs is shown too.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..calc import FieldError
@@ -85,7 +86,12 @@ OPENED_NAMES = {"full": "the full answer", "followup": "the follow-ups' expected
 def opens_next(card: Card, stage: str) -> str | None:
     """What showing ``stage`` opens, in words: "the full answer"; "the follow-ups' expected answers,
     the wrong answers and where it is taught"; None when it opens nothing."""
-    kinds = list(dict.fromkeys(s.name.split("-")[0] for s in card.stages if needs(s.name) == stage))
+    return _opens_next(tuple(card.stage_names), stage)
+
+
+@lru_cache(maxsize=1024)  # by the card's stages: a card page asks it of each of its dozen stages
+def _opens_next(stage_names: tuple[str, ...], stage: str) -> str | None:
+    kinds = list(dict.fromkeys(name.split("-")[0] for name in stage_names if needs(name) == stage))
     names = [OPENED_NAMES.get(kind, kind) for kind in kinds]
     if not names:
         return None

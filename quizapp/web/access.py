@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+from functools import lru_cache
 from urllib.parse import urlencode
 
 from flask import Flask, abort, current_app, g, redirect, request, session
@@ -23,6 +24,7 @@ from flask import Flask, abort, current_app, g, redirect, request, session
 SESSION_KEY = "author_token"
 
 
+@lru_cache(maxsize=1024)  # asked of the client's address on every request that opens a card
 def is_loopback(host: str | None) -> bool:
     """Whether a server bound to ``host`` is reachable from this machine only."""
     if not host:
@@ -40,8 +42,9 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-# Headers by which a proxy names the client it forwards for.
+# Headers by which a proxy names the client it forwards for, and their WSGI environ keys.
 FORWARDED_HEADERS = ("X-Forwarded-For", "Forwarded", "X-Real-IP")
+FORWARDED_KEYS = tuple("HTTP_" + name.upper().replace("-", "_") for name in FORWARDED_HEADERS)
 
 
 def needs_token(app: Flask) -> bool:
@@ -63,6 +66,8 @@ def forwarded_for_another_client() -> bool:
     front that the server was not told about), or comes from one."""
     if request.remote_addr and not is_loopback(request.remote_addr):
         return True
+    if not any(key in request.environ for key in FORWARDED_KEYS):  # most requests: no proxy named
+        return False
     for name in FORWARDED_HEADERS:
         for value in request.headers.getlist(name):
             if name == "Forwarded":

@@ -39,8 +39,9 @@ def values_key(card, scenario) -> tuple:
             urlencode(scenario.query()))
 
 
-# A card stage the reader has not revealed, drawn with these marks where its form's CSRF token
-# and event id go (card_page.stage_html): random, so no card text can hold them.
+# A card stage's section, drawn with these marks where its forms' CSRF token and event ids go
+# (card_page.stage_html): random, so no card text can hold them. A card page draws a dozen
+# stages, most of its time; a short answer holding what one reader typed is not kept.
 STAGES_KEPT = 4096
 stages: LRU[str] = LRU(STAGES_KEPT)
 CSRF_MARK = "csrf-mark-" + secrets.token_hex(16)
@@ -48,12 +49,45 @@ EVENT_ID_MARK = "event-id-mark-" + secrets.token_hex(16)
 
 
 def stage_key(page, s) -> tuple:
-    """What decides an unrevealed stage's section: the card's file version and where the app is
-    mounted (its form's URL), the scenario's query, the stage's button and what it waits for or
-    opens, and whether it is the next one (its key hint)."""
+    """What decides a stage's section: the card's file version and where the app is mounted (its
+    forms' URLs), the scenario's query, everything its view holds (its button, what it waits for
+    or opens, its text once revealed), whether it is the next one (its key hint), the reader's
+    mark on a follow-up, and, for the short answer, its answer box (a blank one: the unit and
+    the steps' labels)."""
     card = page.card
-    return (card.path, card.mtime, card.id, request.script_root, page.query, s.name, s.label, s.available,
-            s.waits_for, s.opens, s.level, s.level_label, s.question_html, s.name == page.view.next_stage)
+    answer = blank_answer_key(page.answer) if s.name == "short" else None
+    return (card.path, card.mtime, card.version, card.id, request.script_root, page.query, s.name, s.label,
+            s.revealed, s.available, s.waits_for, s.opens, s.html, tuple(s.items), s.level, s.level_label,
+            s.question_html, s.name == page.view.next_stage, page.attempt.marks.get(s.name), answer)
+
+
+def blank_answer_key(answer: dict) -> tuple:
+    """What an answer box with nothing typed shows (``answer_box.answer_view``): whether it asks
+    for a number, the unit, and its steps' fields, labels and units."""
+    return (answer["number"], answer["unit"], tuple((step["field"], step["label"], step["unit"])
+                                                    for step in answer["steps"]))
+
+
+# The card page's pieces beside the stages (card_page.CardPage): what the scenario holds fixed,
+# the arithmetic of the revealed values, and the scenario bar, each the same for every reader of
+# a card in a scenario. Each key holds exactly what its macro reads.
+PAGE_PARTS_KEPT = 2048
+page_parts: LRU[Markup] = LRU(PAGE_PARTS_KEPT)
+
+
+def held_key(scenario, variant_name: str | None) -> tuple:
+    return ("held", scenario.pool_rule, scenario.inputs.prompt_tokens is not None, scenario.gpu_name,
+            tuple(scenario.held), variant_name, bool(scenario.overrides), scenario.own)
+
+
+def derivations_key(view) -> tuple:
+    return ("derivations", tuple((row["label"], row["text"], row["derivation"]) for row in view.derivations))
+
+
+def scenario_bar_key(page) -> tuple:
+    """The bar's rows are the panel's (only a panel without an error is kept: ``panel_key``)."""
+    return ("bar", panel_key(page.card, page.scenario), page.card.version, page.page_url, page.variant_name,
+            page.scenario.own)
 
 
 # A card's list item on the bank page, before and after the reader's standing line (its title
@@ -115,7 +149,7 @@ def listing_key(bank) -> tuple:
     return (id(bank.cards), id(bank.diagnostics))
 
 
-ALL = (panels, values, stages, bank_cards, standing_lines, topic_tiles, filter_options, listings)
+ALL = (panels, values, stages, page_parts, bank_cards, standing_lines, topic_tiles, filter_options, listings)
 
 
 def clear() -> None:

@@ -53,9 +53,39 @@ class CardPage:
     def stage_html(self, s) -> Markup:
         return stage_html(self, s)
 
+    @cached_property
+    def csrf(self) -> str:
+        """The session's CSRF token, for every form of the page."""
+        return generate_csrf()
+
+    @cached_property
+    def held_html(self) -> Markup:
+        return _part(caches.held_key(self.scenario, self.variant_name),
+                     lambda parts: parts.held(self.scenario, self.variant_name, self.next_variant_url))
+
+    @cached_property
+    def derivations_html(self) -> Markup:
+        return _part(caches.derivations_key(self.view), lambda parts: parts.derivations(self.view))
+
+    @cached_property
+    def bar_html(self) -> Markup:
+        if self.error:  # its rows hold what the reader typed
+            return _parts().scenario_bar(self)
+        return _part(caches.scenario_bar_key(self), lambda parts: parts.scenario_bar(self))
+
     @property
     def variant_name(self) -> str | None:
         return self.card.variants[self.scenario.variant].name if self.scenario.variant is not None else None
+
+
+def _parts():
+    """The card page's macros (templates/cards/_parts.html)."""
+    return current_app.jinja_env.get_template("cards/_parts.html").module
+
+
+def _part(key: tuple, draw) -> Markup:
+    """A piece of the page that is the same for every reader with this key: drawn once."""
+    return caches.page_parts.get_or_make(key, lambda: Markup(draw(_parts())))
 
 
 def scenario_from_request(card):
@@ -104,17 +134,30 @@ def page_for(card, scenario, error, revealed: list[str] | None = None, attempt=N
 
 
 def stage_html(page: CardPage, s) -> Markup:
-    """One stage's section. A stage the reader has not revealed (but the short answer, which
-    holds their answer box) is the same for every reader of the card in that scenario but for
-    its form's two tokens: it is drawn once per ``caches.stage_key`` with marks in their place,
-    and each request puts in its own (a card page draws a dozen stages: half its time)."""
-    render = current_app.jinja_env.get_template("cards/_parts.html").module
-    if s.revealed or s.name == "short" or page.preview:
-        return render.stage(page.card, s, page.query, page.attempt, page.preview, page.answer, page.view.next_stage)
-    drawn = caches.stages.get_or_make(caches.stage_key(page, s), lambda: str(render.stage(
-        page.card, s, page.query, page.attempt, False, None, page.view.next_stage,
+    """One stage's section. It is the same for every reader of the card in that scenario who
+    has the same stages open (and the same mark on a follow-up), but for its forms' tokens: it is
+    drawn once per ``caches.stage_key`` with marks in their place, and each request puts in its
+    own (a card page draws a dozen stages: most of its time). The short answer holding what the
+    reader typed, or its verdict, is drawn for them alone, and so is the author's preview."""
+    if page.preview or (s.name == "short" and not _blank(page.answer)):
+        return _parts().stage(page.card, s, page.query, page.attempt, page.preview, page.answer,
+                              page.view.next_stage)
+    drawn = caches.stages.get_or_make(caches.stage_key(page, s), lambda: str(_parts().stage(
+        page.card, s, page.query, page.attempt, False, page.answer, page.view.next_stage,
         csrf=caches.CSRF_MARK, event_id=caches.EVENT_ID_MARK)))
-    return Markup(drawn.replace(caches.CSRF_MARK, generate_csrf()).replace(caches.EVENT_ID_MARK, new_event_id()))
+    return with_tokens(drawn, page.csrf)
+
+
+def _blank(answer: dict) -> bool:
+    """An answer box with nothing of the reader's in it: nothing typed, nothing checked."""
+    return not (answer["typed"] or answer["working"] or answer["verdict"] or answer["checked_steps"]
+                or any(step["typed"] for step in answer["steps"]))
+
+
+def with_tokens(drawn: str, csrf: str) -> Markup:
+    """A kept drawing with the session's CSRF token, and a new event id in each of its forms."""
+    first, *rest = drawn.replace(caches.CSRF_MARK, csrf).split(caches.EVENT_ID_MARK)
+    return Markup(first + "".join(new_event_id() + part for part in rest))
 
 
 def panel(card, scenario, error) -> tuple[list[dict], Markup]:
@@ -130,14 +173,14 @@ def _drawn(rows: list[dict]) -> tuple[list[dict], Markup]:
 
 
 def _draw_panel(rows) -> Markup:
-    return current_app.jinja_env.get_template("cards/_parts.html").module.controls(rows)
+    return _parts().controls(rows)
 
 
 def fragment_json(page: CardPage, focus: str | None = None) -> dict:
     """The parts of the page that change, for the script to put in place: the same macros render
     them as render the page."""
     view, card = page.view, page.card
-    render = current_app.jinja_env.get_template("cards/_parts.html").module
+    render = _parts()
     return {
         "url": card_url(card, page.scenario),
         "query": page.query,
@@ -145,10 +188,10 @@ def fragment_json(page: CardPage, focus: str | None = None) -> dict:
         "stages": {s.name: stage_html(page, s) for s in view.stages},
         "grade": render.grade_step(page),
         "revealed": [s.name for s in view.stages if s.revealed],
-        "derivations": render.derivations(view),
-        "held": render.held(page.scenario, page.variant_name, page.next_variant_url),
+        "derivations": page.derivations_html,
+        "held": page.held_html,
         "controls": page.controls_html,
-        "bar": render.scenario_bar(page),
+        "bar": page.bar_html,
         "variant": page.scenario.variant,  # what the calculator's form keeps (None: the card's own)
         "next_variant_url": page.next_variant_url,
         "error": error_json(page.error),

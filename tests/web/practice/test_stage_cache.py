@@ -1,5 +1,7 @@
-"""A stage the reader has not revealed is drawn once per card version and scenario, and each
-page puts its own CSRF token and event id in its form (quizapp.web.practice.card_page.stage_html)."""
+"""A stage is drawn once per card version, scenario and what the reader has open, and each page
+puts its own CSRF token and event ids in its forms (quizapp.web.practice.card_page.stage_html);
+the pieces beside the stages are drawn once per what they show (CardPage.held_html …). What one
+reader typed is never kept, and no reader's page shows another's answer or marks."""
 
 import os
 import re
@@ -31,21 +33,77 @@ def empty_caches():
     caches.clear()
 
 
+KEPT = [(caches.stages, caches.STAGES_KEPT), (caches.page_parts, caches.PAGE_PARTS_KEPT)]
+
+
 def drawn_without_cache(monkeypatch, reader: Reader, query: str = "") -> str:
-    monkeypatch.setattr(caches.stages, "limit", 0)  # kept for no request: every stage drawn afresh
+    for cache, _ in KEPT:
+        monkeypatch.setattr(cache, "limit", 0)  # kept for no request: every piece drawn afresh
     try:
         return reader.open(query).text
     finally:
-        monkeypatch.setattr(caches.stages, "limit", caches.STAGES_KEPT)
+        for cache, limit in KEPT:
+            monkeypatch.setattr(cache, "limit", limit)
+
+
+def page_parts(page: str) -> list[str]:
+    """The held list, the arithmetic and the scenario bar, as the page shows them."""
+    return [re.search(r'<div id="held">.*?</ul>', page, re.S).group(0),
+            re.search(r'<div id="derivations">.*?</div>', page, re.S).group(0),
+            re.search(r'<form class="scenario-bar".*?</form>', page, re.S).group(0)]
 
 
 def test_kept_stages_are_the_stages_drawn_afresh_but_for_their_tokens(client, reader, monkeypatch):
     fresh = sections(drawn_without_cache(monkeypatch, reader, "?kv_cache_dtype=fp8"))
     reader.open("?kv_cache_dtype=fp8")
     kept = sections(reader.open("?kv_cache_dtype=fp8").text)
-    assert len(caches.stages) >= 5  # followups, wrong, taught, full: every stage but the short answer
+    assert len(caches.stages) >= len(kept) >= 6  # every stage, the short answer's blank box too
     assert kept.keys() == fresh.keys()
     assert {k: without_tokens(v) for k, v in kept.items()} == {k: without_tokens(v) for k, v in fresh.items()}
+
+
+@pytest.mark.parametrize("query", ["", "?kv_cache_dtype=fp8", "?variant=1"])
+def test_kept_revealed_stages_and_page_parts_are_the_ones_drawn_afresh(client, reader, monkeypatch, query):
+    reader.open(query)
+    for stage in ("short", "full", "followup-1", "wrong", "taught"):
+        reader.reveal(stage, query)
+    client.post("/cards/kv-pool-users/followup/1" + query, data={"value": "knew"})
+    fresh = drawn_without_cache(monkeypatch, reader, query)
+    reader.open(query)
+    kept = reader.open(query).text
+    assert "You marked this: knew it." in sections(kept)["followup-1"]
+    assert {k: without_tokens(v) for k, v in sections(kept).items()} == {
+        k: without_tokens(v) for k, v in sections(fresh).items()}
+    assert page_parts(kept) == page_parts(fresh)
+    assert "<dt><code>" in page_parts(kept)[1]  # the arithmetic of what the answers use
+
+
+def test_one_reader_s_answer_and_marks_stay_on_their_page(app):
+    first, second = Reader(app.test_client()), Reader(app.test_client())
+    first.open()
+    typed = first.reveal("short", answer="4711.5 users", working="zebra-working-4711").text
+    assert "zebra-working-4711" in typed and "4711.5 users" in typed
+    assert not any("zebra-working" in drawn or "4711.5" in drawn for drawn in caches.stages._entries.values())
+    first.reveal("full")
+    first.client.post("/cards/kv-pool-users/followup/1", data={"value": "missed"})
+    first.reveal("followup-1")
+    assert "You marked this: did not know it." in first.open().text
+    second.open()
+    for stage in ("short", "full", "followup-1"):
+        page = second.reveal(stage).text
+    assert "zebra-working" not in page and "4711.5" not in page and "<p class=\"muted\">You marked this" not in page
+    assert 'name="working"' not in page  # the short answer is shown: no answer box, and no answer of theirs
+    assert "You marked this: did not know it." in first.open().text
+
+
+def test_a_stage_with_two_forms_gives_each_its_own_event_id(client, reader):
+    reader.open()
+    for stage in ("short", "full", "followup-1"):
+        reader.reveal(stage)
+    reader.open()
+    followup = sections(reader.open().text)["followup-1"]  # its reveal form and its knew-it form
+    event_ids = [value for name, value in TOKENS.findall(followup) if name == "event_id"]
+    assert len(event_ids) == len(set(event_ids)) == 2
 
 
 def test_every_form_of_every_page_has_its_own_event_id_and_the_session_s_csrf_token(client, reader):
