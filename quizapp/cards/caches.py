@@ -37,6 +37,17 @@ def scenario_key(inputs: Inputs) -> str:
     return json.dumps(inputs.given(), sort_keys=True, default=str)
 
 
+# A card's scenarios (``scenario.Scenario``) by the query that asks for one: resolving a URL's
+# scenario parses, normalises and keys its inputs before the result is looked up. A card page
+# asks on every request, and so does the values API (a fifth of its time). Hundreds of bytes each.
+SCENARIOS: LRU = LRU(2048)
+
+
+def scenario_query_key(card_version: str, asked: tuple[tuple[str, str], ...]) -> tuple:
+    """A scenario depends on the card's text and the query's fields that name one (``asked``)."""
+    return card_version, asked
+
+
 # Rendered pieces (``template.render.Rendered``): the design's render by card version, scenario
 # and stage (by piece: a stage is its pieces). Card page 0.92 ms, 1.05 without; card_view of
 # every stage 0.06 ms, 1.0 ms. A few kilobytes each: ~20 pieces for each of ~400
@@ -107,7 +118,7 @@ def content_key(text: str) -> tuple[str, str | None]:
     return hashlib.sha1(normal.encode()).hexdigest(), match[1]
 
 
-ALL = (COMPUTED, RENDERED, TEMPLATES, HTML, ENTRIES, VERDICTS)
+ALL = (COMPUTED, SCENARIOS, RENDERED, TEMPLATES, HTML, ENTRIES, VERDICTS)
 
 
 def clear_all() -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..calc import BY_NAME, CHECK_FIELDS, FIELD_NAMES, FIT_CHECKS, CalcError, Inputs, Result, attention_kind, calculate, fmt, \
     gpu_prose_name, parse_field, parse_inputs
-from .caches import COMPUTED, scenario_key
+from .caches import COMPUTED, SCENARIOS, scenario_key, scenario_query_key
 from .space import Refused
 from ..fields import optional_whole_number
 
@@ -143,7 +143,17 @@ def overrides_from_query(args) -> dict:
 
 
 def scenario_from_query(card: Card, args) -> Scenario:
-    """The scenario a card URL's query asks for: ``variant``, ``pool_rule`` and calculator inputs."""
+    """The scenario a card URL's query asks for: ``variant``, ``pool_rule`` and calculator inputs.
+    Resolved once per card text and query (a query it refuses is refused every time)."""
+    asked = tuple((name, str(args[name])) for name in ASKING_FIELDS if name in args)
+    return SCENARIOS.get_or_make(scenario_query_key(card.version, asked), lambda: _from_query(card, dict(asked)))
+
+
+# The query's fields that say which scenario: the rest of a URL (a token, a tracker's tag) does not.
+ASKING_FIELDS = ("variant", "pool_rule", *QUERY_FIELDS)
+
+
+def _from_query(card: Card, args: dict) -> Scenario:
     rule = str(args.get("pool_rule", "")).strip() or None
     return resolve_scenario(card, variant_index(card, str(args.get("variant", ""))), overrides_from_query(args), rule)
 

@@ -39,24 +39,25 @@ def values_key(card, scenario) -> tuple:
             urlencode(scenario.query()))
 
 
-# A card stage's section, drawn with these marks where its forms' CSRF token and event ids go
-# (card_page.stage_html): random, so no card text can hold them. A card page draws a dozen
-# stages, most of its time; a short answer holding what one reader typed is not kept.
+# A card stage's section, drawn with these marks where its forms' query, CSRF token and event ids
+# go (card_page.stage_html): random, so no card text can hold them. An unrevealed stage is one
+# drawing for every scenario of the card. A card page draws a dozen stages, most of its time; a
+# short answer holding what one reader typed is not kept.
 STAGES_KEPT = 4096
 stages: LRU[str] = LRU(STAGES_KEPT)
 CSRF_MARK = "csrf-mark-" + secrets.token_hex(16)
 EVENT_ID_MARK = "event-id-mark-" + secrets.token_hex(16)
+QUERY_MARK = "query-mark-" + secrets.token_hex(16)
 
 
 def stage_key(page, s) -> tuple:
     """What decides a stage's section: the card's file version and where the app is mounted (its
-    forms' URLs), the scenario's query, everything its view holds (its button, what it waits for
-    or opens, its text once revealed), whether it is the next one (its key hint), the reader's
-    mark on a follow-up, and, for the short answer, its answer box (a blank one: the unit and
-    the steps' labels)."""
+    forms' URLs), everything its view holds (its button, what it waits for or opens, its text
+    once revealed), whether it is the next one (its key hint), the reader's mark on a follow-up,
+    and, for the short answer, its answer box (a blank one: the unit and the steps' labels)."""
     card = page.card
     answer = blank_answer_key(page.answer) if s.name == "short" else None
-    return (card.path, card.mtime, card.version, card.id, request.script_root, page.query, s.name, s.label,
+    return (card.path, card.mtime, card.version, card.id, request.script_root, s.name, s.label,
             s.revealed, s.available, s.waits_for, s.opens, s.html, tuple(s.items), s.level, s.level_label,
             s.question_html, s.name == page.view.next_stage, page.attempt.marks.get(s.name), answer)
 
@@ -69,8 +70,8 @@ def blank_answer_key(answer: dict) -> tuple:
 
 
 # The card page's pieces beside the stages (card_page.CardPage): what the scenario holds fixed,
-# the arithmetic of the revealed values, and the scenario bar, each the same for every reader of
-# a card in a scenario. Each key holds exactly what its macro reads.
+# the arithmetic of the revealed values and the scenario bar, each the same for every reader of
+# a card in a scenario.
 PAGE_PARTS_KEPT = 2048
 page_parts: LRU[Markup] = LRU(PAGE_PARTS_KEPT)
 
@@ -88,6 +89,25 @@ def scenario_bar_key(page) -> tuple:
     """The bar's rows are the panel's (only a panel without an error is kept: ``panel_key``)."""
     return ("bar", panel_key(page.card, page.scenario), page.card.version, page.page_url, page.variant_name,
             page.scenario.own)
+
+
+# A row of a card's calculator panel or scenario bar (card_page.drawn_rows), by what it holds: a
+# few per input of each card's space, the model's select of every model the costly one.
+CONTROL_ROWS_KEPT = 4096
+control_rows: LRU[str] = LRU(CONTROL_ROWS_KEPT)
+
+
+def control_row_key(macro: str, row: dict) -> tuple:
+    """The macro and every field of the row (``panel.controls``), lists and maps as tuples."""
+    return (macro, *((name, _hashable(value)) for name, value in sorted(row.items())))
+
+
+def _hashable(value):
+    if isinstance(value, list):
+        return tuple(value)
+    if isinstance(value, dict):
+        return tuple(sorted(value.items()))
+    return value
 
 
 # A card's list item on the bank page, before and after the reader's standing line (its title
@@ -149,7 +169,7 @@ def listing_key(bank) -> tuple:
     return (id(bank.cards), id(bank.diagnostics))
 
 
-ALL = (panels, values, stages, page_parts, bank_cards, standing_lines, topic_tiles, filter_options, listings)
+ALL = (panels, values, stages, page_parts, control_rows, bank_cards, standing_lines, topic_tiles, filter_options, listings)
 
 
 def clear() -> None:

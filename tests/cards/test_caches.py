@@ -3,7 +3,10 @@
 import os
 import pickle
 
-from quizapp.cards import Bank, caches, card_view, resolve_scenario
+import pytest
+
+from quizapp.calc import CalcError
+from quizapp.cards import Bank, caches, card_view, resolve_scenario, scenario_from_query
 from quizapp.cards.template.render import render_piece
 from quizapp.lru import LRU
 
@@ -44,9 +47,25 @@ def test_a_copy_of_a_card_compiles_none_of_its_pieces_again(write_card):
 def test_clear_all_empties_every_cache_of_the_module(write_card):
     bank = Bank(write_card().parent).refresh()  # indexes, validates and loads the card
     card = bank.get("tiny")
-    card_view(card, resolve_scenario(card, None, {}), set(card.stage_names))
+    card_view(card, scenario_from_query(card, {}), set(card.stage_names))
     every = [value for value in vars(caches).values() if isinstance(value, LRU)]
     assert set(map(id, every)) == set(map(id, caches.ALL)), "a cache that clear_all() does not clear"
     assert all(len(cache) for cache in every)
     caches.clear_all()
     assert [len(cache) for cache in every] == [0] * len(every)
+
+
+def test_a_query_s_scenario_is_resolved_once_and_a_refused_query_is_refused_every_time(write_card):
+    card = Bank(write_card().parent).refresh().get("tiny")
+    caches.clear_all()
+    first = scenario_from_query(card, {"prompt_tokens": "1024", "utm_source": "mail"})
+    again = scenario_from_query(card, {"prompt_tokens": "1024"})  # a field that names no scenario aside
+    assert again is first and len(caches.SCENARIOS) == 1
+    assert first.inputs.prompt_tokens == 1024 and first.key == resolve_scenario(card, None, {"prompt_tokens": 1024}).key
+    assert scenario_from_query(card, {"variant": "0"}).inputs.model == "meta-llama/Llama-3.1-8B-Instruct"
+    assert scenario_from_query(card, {}).inputs.prompt_tokens == 512
+    for _ in range(2):
+        with pytest.raises(CalcError) as refused:
+            scenario_from_query(card, {"kv_cache_dtype": "fp8"})
+        assert refused.value.field == "kv_cache_dtype"
+    assert len(caches.SCENARIOS) == 3

@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 from flask import current_app, request, url_for
 from flask_wtf.csrf import generate_csrf
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from ...calc import CalcError
 from ...cards import Card, CardError, CardView, Refused, Scenario, card_view, resolve_scenario, scenario_from_query
@@ -67,11 +67,25 @@ class CardPage:
     def derivations_html(self) -> Markup:
         return _part(caches.derivations_key(self.view), lambda parts: parts.derivations(self.view))
 
+    @property
+    def bar_rows(self) -> list[dict]:
+        """The panel's rows the scenario bar is made of (it keeps the pool's rule in its hidden fields)."""
+        return [row for row in self.controls if row["name"] != "pool_rule"]
+
+    @property
+    def bar_hidden(self) -> list[tuple[str, str]]:
+        """The rest of the scenario, which the bar's form keeps in hidden fields."""
+        shown = {row["name"] for row in self.bar_rows[:2]}
+        return [(name, value) for name, value in self.scenario.query().items() if name not in shown]
+
     @cached_property
     def bar_html(self) -> Markup:
+        """The scenario bar: its first two controls drawn as the panel draws its rows."""
+        def draw(parts):
+            return parts.scenario_bar(self, drawn_rows(self.bar_rows[:2], "bar_control"))
         if self.error:  # its rows hold what the reader typed
-            return _parts().scenario_bar(self)
-        return _part(caches.scenario_bar_key(self), lambda parts: parts.scenario_bar(self))
+            return Markup(draw(_parts()))
+        return _part(caches.scenario_bar_key(self), draw)
 
     @property
     def variant_name(self) -> str | None:
@@ -143,9 +157,9 @@ def stage_html(page: CardPage, s) -> Markup:
         return _parts().stage(page.card, s, page.query, page.attempt, page.preview, page.answer,
                               page.view.next_stage)
     drawn = caches.stages.get_or_make(caches.stage_key(page, s), lambda: str(_parts().stage(
-        page.card, s, page.query, page.attempt, False, page.answer, page.view.next_stage,
+        page.card, s, caches.QUERY_MARK, page.attempt, False, page.answer, page.view.next_stage,
         csrf=caches.CSRF_MARK, event_id=caches.EVENT_ID_MARK)))
-    return with_tokens(drawn, page.csrf)
+    return with_tokens(drawn, page.csrf, page.query)
 
 
 def _blank(answer: dict) -> bool:
@@ -154,8 +168,10 @@ def _blank(answer: dict) -> bool:
                 or any(step["typed"] for step in answer["steps"]))
 
 
-def with_tokens(drawn: str, csrf: str) -> Markup:
-    """A kept drawing with the session's CSRF token, and a new event id in each of its forms."""
+def with_tokens(drawn: str, csrf: str, query: str) -> Markup:
+    """A kept drawing with the scenario's query on its forms' URLs, the session's CSRF token, and
+    a new event id in each of its forms."""
+    drawn = drawn.replace("?" + caches.QUERY_MARK, f"?{escape(query)}" if query else "")
     first, *rest = drawn.replace(caches.CSRF_MARK, csrf).split(caches.EVENT_ID_MARK)
     return Markup(first + "".join(new_event_id() + part for part in rest))
 
@@ -173,7 +189,17 @@ def _drawn(rows: list[dict]) -> tuple[list[dict], Markup]:
 
 
 def _draw_panel(rows) -> Markup:
-    return _parts().controls(rows)
+    return drawn_rows(rows, "control")
+
+
+def drawn_rows(rows: list[dict], macro: str) -> Markup:
+    """Calculator rows drawn with ``macro`` (the panel's or the bar's), each once per what it holds:
+    a scenario new to the page changes a row or two, and the model's select is the costly one. A
+    row marked with an error holds what the reader typed, and is drawn for them alone."""
+    draw = getattr(_parts(), macro)
+    return Markup("".join(draw(row) if row.get("error") else
+                          caches.control_rows.get_or_make(caches.control_row_key(macro, row), lambda: str(draw(row)))
+                          for row in rows))
 
 
 def fragment_json(page: CardPage, focus: str | None = None) -> dict:
