@@ -61,7 +61,7 @@ class CardPage:
     @cached_property
     def held_html(self) -> Markup:
         return _part(caches.held_key(self.scenario, self.variant_name),
-                     lambda parts: parts.held(self.scenario, self.variant_name, self.next_variant_url))
+                     lambda parts: parts.held(self.scenario, self.variant_name))
 
     @cached_property
     def derivations_html(self) -> Markup:

@@ -152,3 +152,17 @@ def test_a_card_edited_on_disk_shows_its_new_words_in_a_kept_stage(tmp_path, dat
 
 def test_the_kept_stages_are_bounded():
     assert caches.stages.limit == caches.STAGES_KEPT <= 10_000
+
+
+def test_a_stage_kept_from_one_scenario_carries_each_page_s_own_query(client, reader):
+    reader.open()  # the stages are drawn for the card's own scenario, with no query on their forms
+    assert 'action="/cards/kv-pool-users/reveal/short"' in sections(reader.open().text)["short"]
+    kept = len(caches.stages)
+    page = reader.open("?prompt_tokens=600&output_tokens=100").text
+    assert len(caches.stages) == kept  # an unrevealed stage is one drawing for every scenario
+    short = sections(page)["short"]
+    query = re.search(r'action="/cards/kv-pool-users/reveal/short\?([^"]*)"', short).group(1)
+    assert sorted(query.split("&amp;")) == ["output_tokens=100", "prompt_tokens=600"]
+    assert caches.QUERY_MARK not in page
+    revealed = reader.reveal("short", "?" + query.replace("&amp;", "&")).text
+    assert "with 700 tokens each" in revealed and 'class="stage stage-short revealed"' in revealed
