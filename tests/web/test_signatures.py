@@ -84,3 +84,17 @@ def test_the_csrf_token_is_signed_once_per_session_and_still_lets_a_form_post(ap
     assert csrf_of(other.get("/cards/kv-pool-users").text) != first
     refused = other.post("/cards/kv-pool-users/reveal/short", data={"csrf_token": first, "event_id": "evt-sig-2"})
     assert refused.status_code == 400
+
+
+def test_a_view_changing_a_kept_session_s_nested_values_changes_no_other_request_s(app):
+    serializer = app.session_interface.get_signing_serializer(app)
+    cookie = serializer.dumps({"opened": {"card": "kv-pool-users", "seen": ["short"]}, "ids": [["a", "b"]]})
+    with app.test_request_context("/", headers={"Cookie": f"session={cookie}"}):
+        request = __import__("flask").request
+        first = app.session_interface.open_session(app, request)  # checked, then kept
+        first["opened"]["seen"].append("full")
+        first["ids"][0].append("c")
+        second = app.session_interface.open_session(app, request)  # from the kept copy
+        second["opened"]["card"] = "another"
+        third = app.session_interface.open_session(app, request)
+    assert dict(third) == {"opened": {"card": "kv-pool-users", "seen": ["short"]}, "ids": [["a", "b"]]}

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
+from functools import cached_property
 from typing import Callable
 
 INT = r"\d{1,15}"
@@ -26,9 +28,9 @@ class Gib:
 
     text: str
 
-    @property
+    @cached_property  # read a few dozen times per log; Fraction's own parse of a string is slow
     def value(self) -> Fraction:
-        return Fraction(self.text)
+        return Fraction(Decimal(self.text))  # exact: a decimal figure is a fraction of a power of ten
 
     @property
     def decimals(self) -> int:

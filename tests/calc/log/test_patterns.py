@@ -8,7 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quizapp.calc.log.patterns import PATTERNS, recognise
+import re
+from fractions import Fraction
+
+from quizapp.calc.log.patterns import DEC, PATTERNS, Gib, recognise
 
 # Digits of other scripts match \d too, and int() and float() read them.
 DIGITS = st.sampled_from("0123456789٠١٢٣٤٥٦٧٨٩०१२३४५६७८९")
@@ -44,3 +47,10 @@ def test_figures_in_any_scripts_digits_are_read(a, b):
 def test_a_number_that_does_not_parse_is_not_a_fact():
     _, facts = recognise("non-default args: {'model': 'x', 'max_model_len': 1.2.3, 'block_size': 16}")
     assert facts == {"arg_model": "x", "arg_block_size": 16}
+
+
+@given(st.from_regex(re.compile(rf"\A(?:{DEC})\Z"), fullmatch=True))
+def test_a_gib_figure_is_the_exact_fraction_its_digits_write(text):
+    # Fraction("15.2683") parses the digits itself: 152683/10000, with no float in between.
+    figure = Gib(text)
+    assert figure.value == Fraction(text) and figure.value is figure.value  # worked out once
