@@ -37,15 +37,22 @@ def scenario_key(inputs: Inputs) -> str:
     return json.dumps(inputs.given(), sort_keys=True, default=str)
 
 
-# A card's scenarios (``scenario.Scenario``) by the query that asks for one: resolving a URL's
-# scenario parses, normalises and keys its inputs before the result is looked up. A card page
-# asks on every request, and so does the values API (a fifth of its time). Hundreds of bytes each.
+# A card's scenarios (``scenario.Scenario``) by what asks for one: resolving a scenario parses,
+# normalises and keys its inputs before the result is looked up. A card page asks on every
+# request, the values API (a fifth of its time) and an interviewer's reveal twice. Hundreds of
+# bytes each.
 SCENARIOS: LRU = LRU(2048)
+PLAIN_VALUES = (str, int, float, bool, type(None))
 
 
-def scenario_query_key(card_version: str, asked: tuple[tuple[str, str], ...]) -> tuple:
-    """A scenario depends on the card's text and the query's fields that name one (``asked``)."""
-    return card_version, asked
+def scenario_query_key(card_version: str, variant, overrides: dict, pool_rule) -> tuple | None:
+    """A scenario depends on the card's text and what is asked: the variant, the overrides (each
+    value by its type and text, so 5 and "5" stay apart) and the pool's rule. None (not kept)
+    when an override is not a plain value."""
+    if not all(isinstance(value, PLAIN_VALUES) for value in overrides.values()):
+        return None
+    asked = tuple(sorted((name, type(value).__name__, repr(value)) for name, value in overrides.items()))
+    return card_version, repr(variant), asked, repr(pool_rule)
 
 
 # Rendered pieces (``template.render.Rendered``): the design's render by card version, scenario

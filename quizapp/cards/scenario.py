@@ -143,17 +143,7 @@ def overrides_from_query(args) -> dict:
 
 
 def scenario_from_query(card: Card, args) -> Scenario:
-    """The scenario a card URL's query asks for: ``variant``, ``pool_rule`` and calculator inputs.
-    Resolved once per card text and query (a query it refuses is refused every time)."""
-    asked = tuple((name, str(args[name])) for name in ASKING_FIELDS if name in args)
-    return SCENARIOS.get_or_make(scenario_query_key(card.version, asked), lambda: _from_query(card, dict(asked)))
-
-
-# The query's fields that say which scenario: the rest of a URL (a token, a tracker's tag) does not.
-ASKING_FIELDS = ("variant", "pool_rule", *QUERY_FIELDS)
-
-
-def _from_query(card: Card, args: dict) -> Scenario:
+    """The scenario a card URL's query asks for: ``variant``, ``pool_rule`` and calculator inputs."""
     rule = str(args.get("pool_rule", "")).strip() or None
     return resolve_scenario(card, variant_index(card, str(args.get("variant", ""))), overrides_from_query(args), rule)
 
@@ -170,8 +160,16 @@ def resolve_scenario(card: Card, variant: int | None, overrides: dict, pool_rule
 
     Raises CalcError on bad input, naming the field: an input the space does not offer, a
     model the card is not written for, and (unless the card teaches it) a scenario that vLLM
-    would refuse to start (``Refused``, with vLLM's own message).
+    would refuse to start (``Refused``, with vLLM's own message). Resolved once per card text
+    and what is asked (``caches.SCENARIOS``); what it refuses is refused every time.
     """
+    key = scenario_query_key(card.version, variant, overrides, pool_rule)
+    if key is None:
+        return _resolve(card, variant, overrides, pool_rule)
+    return SCENARIOS.get_or_make(key, lambda: _resolve(card, variant, overrides, pool_rule))
+
+
+def _resolve(card: Card, variant: int | None, overrides: dict, pool_rule: str | None) -> Scenario:
     base = normalised(card.scenario)
     chosen, held = base, []
     if variant is not None:

@@ -31,14 +31,15 @@ import re
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, abort, current_app, request
-from flask_wtf.csrf import CSRFError, CSRFProtect
+from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import SecurityError
 from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.sansio.utils import host_is_trusted
 
 from .access import is_loopback
+from .signatures import KeptCSRFProtect
 
-csrf = CSRFProtect()
+csrf = KeptCSRFProtect()  # Flask-WTF's, each posted token's signature checked once
 
 # A pasted log may be 2,000,000 characters (calc.log.parse.MAX_LOG_CHARS); a form field holds it.
 FORM_FIELD_BYTES = 2 * 1024 * 1024 + 64 * 1024

@@ -1,5 +1,5 @@
 """Signatures a request would otherwise compute again: the session cookie's, checked once per
-cookie, and the CSRF token's, signed once per session.
+cookie, and the CSRF token's, signed once per session and checked once per token posted.
 
 Flask checks the session cookie's HMAC on every request, and Flask-WTF signs the CSRF token on
 every page: together a tenth of a card page's time in a worker (py-spy under wrk). A cookie's
@@ -10,10 +10,12 @@ text; a session's token signed once is kept by the token. The token never expire
 
 from __future__ import annotations
 
+import hmac
 import time
 
 from flask import Flask, current_app, g, request, session
 from flask.sessions import SecureCookieSessionInterface
+from flask_wtf.csrf import CSRFProtect
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from ..lru import LRU
@@ -25,6 +27,7 @@ COOKIES_KEPT = 4096
 CHECK_AGAIN_S = 3600
 verified_cookies: LRU[tuple[str, float]] = LRU(COOKIES_KEPT)
 signed_tokens: LRU[str] = LRU(COOKIES_KEPT)
+checked_tokens: LRU[str] = LRU(COOKIES_KEPT)
 CSRF_FIELD = "csrf_token"
 
 
@@ -71,6 +74,32 @@ def fresh_copy(value):
     if isinstance(value, (list, tuple)):
         return type(value)(fresh_copy(item) for item in value)
     return value
+
+
+class KeptCSRFProtect(CSRFProtect):
+    """Flask-WTF's check of a posted CSRF token, with each token's signature checked once (kept by
+    the token's text and the key): the token it signs must still be this session's. Only while
+    tokens never expire and no HTTPS referrer check applies; otherwise Flask-WTF's own, in full."""
+
+    def protect(self, apply_exemptions=False):
+        key = None if apply_exemptions else self._kept_key()
+        if key is not None:
+            signs = checked_tokens.get(key)
+            if signs is not None and CSRF_FIELD in session and hmac.compare_digest(str(session[CSRF_FIELD]), signs):
+                g.csrf_valid = True
+                return
+        super().protect(apply_exemptions)
+        if key is not None and g.get("csrf_valid") and CSRF_FIELD in session:
+            checked_tokens.put(key, str(session[CSRF_FIELD]))
+
+    def _kept_key(self) -> tuple[str, str] | None:
+        config = current_app.config
+        if request.method not in config["WTF_CSRF_METHODS"] or config.get("WTF_CSRF_TIME_LIMIT") is not None \
+                or config.get("WTF_CSRF_FIELD_NAME", CSRF_FIELD) != CSRF_FIELD \
+                or (request.is_secure and config["WTF_CSRF_SSL_STRICT"]):
+            return None
+        posted = self._get_csrf_token()
+        return (posted, str(config.get("WTF_CSRF_SECRET_KEY") or current_app.secret_key)) if posted else None
 
 
 def reuse_csrf_token() -> None:

@@ -98,3 +98,35 @@ def test_a_view_changing_a_kept_session_s_nested_values_changes_no_other_request
         second["opened"]["card"] = "another"
         third = app.session_interface.open_session(app, request)
     assert dict(third) == {"opened": {"card": "kv-pool-users", "seen": ["short"]}, "ids": [["a", "b"]]}
+
+
+def reveal(client, token: str, event_id: str):
+    return client.post("/cards/kv-pool-users/reveal/short", data={"csrf_token": token, "event_id": event_id})
+
+
+def test_a_posted_token_s_signature_is_checked_once_and_the_token_must_still_be_the_session_s(app, client,
+                                                                                               monkeypatch):
+    signatures.checked_tokens.clear()
+    token = csrf_of(client.get("/cards/kv-pool-users").text)
+    assert reveal(client, token, "evt-kept-1").status_code == 303  # checked in full, then kept
+    loads = count_calls(monkeypatch, "loads")
+    assert reveal(client, token, "evt-kept-2").status_code == 303
+    assert reveal(client, token, "evt-kept-3").status_code == 303
+    assert not [args for args in loads if args and args[0] == token]  # its signature was not checked again
+    # A session holding another token refuses this one, kept or not; so does a forged one.
+    other = app.test_client()
+    other.get("/cards/kv-pool-users")
+    assert reveal(other, token, "evt-kept-4").status_code == 400
+    forged = token[:-2] + ("AA" if not token.endswith("AA") else "BB")
+    assert reveal(client, forged, "evt-kept-5").status_code == 400
+    assert reveal(client, "", "evt-kept-6").status_code == 400
+
+
+def test_with_a_time_limit_every_posted_token_is_checked_in_full(app, client, monkeypatch):
+    app.config["WTF_CSRF_TIME_LIMIT"] = 3600
+    signatures.checked_tokens.clear()
+    token = csrf_of(client.get("/cards/kv-pool-users").text)
+    assert reveal(client, token, "evt-limit-1").status_code == 303
+    loads = count_calls(monkeypatch, "loads")
+    assert reveal(client, token, "evt-limit-2").status_code == 303
+    assert [args for args in loads if args and args[0] == token] and len(signatures.checked_tokens) == 0
