@@ -170,14 +170,16 @@ def page(path: str, reader: str | None) -> Callable[[Stack, int], Load]:
 
 # Each round's pools count up from their own start, ROUND_POOLS apart: a round of 4 s answers a few
 # thousand. The card's L4 holds a pool of at most ~54,000 tokens of its model; beyond, the page is
-# a 400 (the scenario cannot start), so five rounds stay within 16,384 + 5 x 7,000.
-FIRST_POOL, ROUND_POOLS = 16_384, 7_000
+# a 400 (the scenario cannot start), so the starts cycle through seven ranges below 51,384. An
+# eighth round's pools were asked seven rounds before: long gone from the caches (a few thousand
+# new scenarios a round, against caches of a thousand or two).
+FIRST_POOL, ROUND_POOLS, POOL_RANGES = 16_384, 5_000, 7
 
 
 def card_new_scenario(stack: Stack, rnd: int) -> Load:
     # A pool size no request has asked for before: each round counts up from its own range.
     return Load("GET", f"{CARD_PAGE}?pool_tokens={{n}}", stack.headers("returning", "page"),
-                first_n=FIRST_POOL + (rnd - 1) * ROUND_POOLS)
+                first_n=FIRST_POOL + (rnd - 1) % POOL_RANGES * ROUND_POOLS)
 
 
 def values_api(stack: Stack, rnd: int) -> Load:
