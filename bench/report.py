@@ -67,9 +67,9 @@ def print_line(outcome: Outcome) -> None:
 
 # --- the machine and the software -------------------------------------------------------------
 
-def _first_line(command: list[str]) -> str:
+def _first_line(command: list[str], cwd: Path = ROOT) -> str:
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=10, cwd=ROOT)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=10, cwd=cwd)
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
     return ((done.stdout or done.stderr).strip().splitlines() or ["unknown"])[0]
@@ -100,15 +100,20 @@ def _os_name() -> str:
     return platform.system()
 
 
-def machine_and_software() -> dict:
+def _commit(checkout: Path) -> str:
+    dirty = _first_line(["git", "status", "--porcelain", "--untracked-files=no"], checkout)
+    commit = _first_line(["git", "rev-parse", "--short", "HEAD"], checkout)
+    return commit + (" with uncommitted changes" if dirty not in ("", "unknown") else "")
+
+
+def machine_and_software(checkout: Path = ROOT) -> dict:
+    """``checkout``: where the measured servers' code is (bench/compare.py runs an older one)."""
     versions = {}
     for name in PACKAGES:
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = "not installed"
-    dirty = _first_line(["git", "status", "--porcelain", "--untracked-files=no"])
-    commit = _first_line(["git", "rev-parse", "--short", "HEAD"])
     return {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "nproc": len(os.sched_getaffinity(0)),
@@ -120,7 +125,7 @@ def machine_and_software() -> dict:
         "sqlite": sqlite3.sqlite_version,
         "packages": versions,
         "wrk": _first_line(["wrk", "-v"]).split(" Copyright")[0],
-        "quizapp": commit + (" with uncommitted changes" if dirty not in ("", "unknown") else ""),
+        "quizapp": _commit(checkout) + ("" if checkout == ROOT else f", measured by bench/ of {_commit(ROOT)}"),
     }
 
 

@@ -33,8 +33,14 @@ from readers import (Reader, Skip, first_visit, graded_attempts, offered_stages,
                      seed_learner, seeded_reader)
 from report import Outcome, machine_and_software, print_line, write_results
 
+import quizapp  # noqa: E402  (only to find the checkout it runs from)
+
 ROOT = Path(__file__).resolve().parent.parent
-QUESTIONS = ROOT / "questions"
+# The checkout whose servers are measured: ROOT, unless another checkout's venv runs this file
+# (bench/compare.py does, to time an older commit with the same measurements). Its questions,
+# hello world and working directory go with its code.
+CHECKOUT = Path(quizapp.__file__).resolve().parent.parent
+QUESTIONS = CHECKOUT / "questions"
 CARD = "kv-pool-users"  # a shipped card; the big bank is made of its copies
 CARD_PAGE = f"/cards/{CARD}"
 STAGE = "short"
@@ -102,14 +108,14 @@ def start_app(name: str, questions: Path, db_path: Path, workdir: Path, secret: 
     port = free_port()
     command = [quizapp_command(), "serve", "--host", "127.0.0.1", "--port", str(port), "--db", str(db_path),
                "--questions", str(questions), "--workers", str(WORKERS), "--threads", str(THREADS)]
-    return Server(name, command, port, workdir, server_env(workdir, secret), ROOT)
+    return Server(name, command, port, workdir, server_env(workdir, secret), CHECKOUT)
 
 
 def start_hello(workdir: Path, secret: str) -> Server:
     port = free_port()
-    command = [sys.executable, str(ROOT / "bench" / "hello.py"), "--port", str(port),
+    command = [sys.executable, str(CHECKOUT / "bench" / "hello.py"), "--port", str(port),
                "--workers", str(WORKERS), "--threads", str(THREADS)]
-    return Server("hello", command, port, workdir, server_env(workdir, secret), ROOT)
+    return Server("hello", command, port, workdir, server_env(workdir, secret), CHECKOUT)
 
 
 def warm_workers(server: Server, path: str, limit_s: float) -> None:
@@ -371,12 +377,21 @@ def browse_cards(server, count: int, limit_s: float) -> None:
 def check_seconds(folder: Path, workdir: Path, secret: str, limit_s: float) -> tuple[float | None, float]:
     """How long `quizapp check` takes on the folder (None: not within ``limit_s``), and others' CPU share."""
     watch = CpuWatch([])
-    seconds, code = run_bounded([quizapp_command(), "check", str(folder)], limit_s, ROOT,
+    seconds, code = run_bounded([quizapp_command(), "check", str(folder)], limit_s, CHECKOUT,
                                 server_env(workdir, secret), workdir / f"check-{folder.name}.log")
     return (seconds if code is not None else None), watch.others_share()
 
 
 # --- main -------------------------------------------------------------------------------------
+
+def write_figures(path: Path, info: dict, outcomes: list[Outcome]) -> None:
+    rows = [{"key": o.key, "label": o.label, "round": o.round, "skipped": o.skipped,
+             "per_second": o.figure.per_second if o.figure else None, "ratio": o.ratio,
+             "errors": o.figure.error_count if o.figure else None,
+             "others_cpu": o.figure.others_cpu if o.figure else None,
+             "idle_cpu": o.figure.idle_cpu if o.figure else None} for o in outcomes]
+    path.write_text(json.dumps({"quizapp": info["quizapp"], "date": info["date"], "outcomes": rows}, indent=1))
+
 
 def stop_on_signals() -> None:
     """SIGTERM and SIGHUP end the run as Ctrl-C does: through the cleanup in main()."""
@@ -392,12 +407,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cards", type=int, default=10_000, help="size of the generated bank")
     parser.add_argument("--output", type=Path, default=ROOT / "bench" / "results.md")
+    parser.add_argument("--json", type=Path, help="also write each round's figures here (for bench/compare.py)")
     args = parser.parse_args(argv)
     if not 0 < args.seconds <= 10 or args.rounds < 1 or args.cards < 1:
         parser.error("--seconds must be in (0, 10], --rounds and --cards at least 1")
     stop_on_signals()
     began = time.monotonic()
-    info = machine_and_software()
+    info = machine_and_software(CHECKOUT)
     secret = secrets.token_hex(32)
     with ExitStack() as cleanup:
         workdir = Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="quizapp-bench-")))
@@ -433,6 +449,8 @@ def main(argv: list[str] | None = None) -> int:
     info["seconds"] = time.monotonic() - began
     write_results(args.output, info, args, outcomes, {"shipped": shipped, "sample": sample, "big": big}, seeded,
                   problems)
+    if args.json:
+        write_figures(args.json, info, outcomes)
     print(f"wrote {args.output} ({info['seconds']:.0f} s in all)")
     return 0
 
