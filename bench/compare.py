@@ -74,8 +74,17 @@ def by_key(runs: list[dict]) -> dict[str, list[dict]]:
     return rows
 
 
+DISTURBED, IDLED = 0.10, 0.25  # as report.py flags a run: other work's share of the CPUs, and idle CPUs
+
+
 def fmt(values: list[float | None], pattern: str) -> str:
     return ", ".join("–" if v is None else format(v, pattern) for v in values)
+
+
+def marked(rows: list[dict]) -> str:
+    """Each round's ratio; * when other work took its CPUs or they idled, as report.py warns."""
+    return ", ".join("–" if r["ratio"] is None else f"{r['ratio']:.2f}" + (
+        "*" if (r["others_cpu"] or 0) >= DISTURBED or (r["idle_cpu"] or 0) >= IDLED else "") for r in rows)
 
 
 def table(runs: dict[str, list[dict]]) -> tuple[list[str], int]:
@@ -101,7 +110,7 @@ def table(runs: dict[str, list[dict]]) -> tuple[list[str], int]:
         lines.append(f"| {rows[0]['label']} | {statistics.median(old):.3f} | {statistics.median(new):.3f} | "
                      f"{'**' if change < 0 else ''}{change:+.1%}{'**' if change < 0 else ''} | "
                      f"{higher} of {len(new)} | {_median([r['per_second'] for r in before[key]])} | "
-                     f"{_median([r['per_second'] for r in rows])} | {fmt(old, '.2f')} | {fmt(new, '.2f')} |")
+                     f"{_median([r['per_second'] for r in rows])} | {marked(before[key])} | {marked(rows)} |")
     return lines, fell
 
 
@@ -124,6 +133,8 @@ def write_report(path: Path, runs: dict[str, list[dict]], args, seconds_taken: f
         f"- before: `{args.before}`, quizapp at {runs['before'][0]['quizapp']}",
         f"- after: `{ROOT}`, quizapp at {runs['after'][0]['quizapp']}",
         f"- median ratio fell for {fell} of {measured} measurements",
+        f"- `*`: in that run other work took at least {DISTURBED:.0%} of the CPUs, or they idled {IDLED:.0%} "
+        "(bench/run's warnings), so its ratio is suspect",
         "",
         *lines,
         "",
