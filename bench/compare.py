@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-"""Two commits under bench/run's measurements, taken in turns; writes bench/compare.md.
+"""Two commits under bench/run's measurements, taken in turns step by step; writes bench/compare.md.
 
     git worktree add /tmp/before f66cea3 && (cd /tmp/before && python3 -m venv .venv && .venv/bin/pip install -e .)
-    .venv/bin/python bench/compare.py /tmp/before --pairs 8      # about 25 minutes on 2 cores
+    .venv/bin/python bench/compare.py /tmp/before --rounds 8     # about 30 minutes on 2 cores
 
-Why in turns: on a shared VM the machine's speed drifts by more than most changes move a ratio
-(the same commit's first-time visitor measured 0.22, 0.23 and 0.30 in three runs of bench/run).
-Here each pair runs one round of this checkout's bench/run.py on each commit, one straight after
-the other, and the order flips from pair to pair, so drift lands on both sides alike. Both sides
-are measured by the same file (this checkout's bench/run.py): the older commit only supplies the
-servers, questions and hello world, by running it with its own venv's Python.
+Why in turns: on this shared VM the CPU's speed drifts from second to second (a fixed loop took
+1.06 to 1.72 times its best time, second by second, over 40 s), by more than most changes move a
+ratio: the same commit's first-time visitor measured 0.22, 0.23 and 0.30 in three runs of
+bench/run. Here both commits' benchmarks run at once under ``--lockstep``: each says the step it
+is about to take and waits, so every step (a round's hello world, each measurement) runs on one
+commit and straight after on the other, never both at once, and which goes first flips each
+round. Both sides are measured by the same file, this checkout's bench/run.py: the older commit
+only supplies the servers, questions and hello world, by running it under its own venv's Python.
 
-A measurement's verdict compares its median ratio to the hello world over the pairs, and counts
-the pairs in which the later commit's ratio is the higher one.
+A measurement's verdict compares its median ratio to the hello world over the rounds, and counts
+the rounds in which the later commit's ratio is the higher one.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN = ROOT / "bench" / "run.py"
-RUN_LIMIT_S = 600  # one round of bench/run.py takes about 100 s
+READY = "READY"  # bench/run.py --lockstep's line before each step
 
 
 def venv_python(checkout: Path) -> Path:
@@ -43,27 +45,65 @@ def venv_python(checkout: Path) -> Path:
     return python
 
 
-def one_round(python: Path, seconds: float, workdir: Path, tag: str) -> dict:
-    figures = workdir / f"{tag}.json"
-    command = [str(python), str(RUN), "--rounds", "1", "--seconds", str(seconds), "--cards", "100",
-               "--output", str(workdir / f"{tag}.md"), "--json", str(figures)]
-    with open(workdir / f"{tag}.log", "w") as log:
-        done = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, timeout=RUN_LIMIT_S, cwd=ROOT)
-    if done.returncode != 0:
-        tail = (workdir / f"{tag}.log").read_text(errors="replace").splitlines()[-15:]
-        sys.exit(f"bench/compare.py: error: {tag} failed ({done.returncode}):\n" + "\n".join(tail))
-    return json.loads(figures.read_text())
+class Side:
+    """One commit's bench/run.py under --lockstep: it says each step it is about to take, and takes
+    it when told."""
+
+    def __init__(self, name: str, python: Path, rounds: int, seconds: float, workdir: Path):
+        self.name, self.figures, self.log = name, workdir / f"{name}.json", workdir / f"{name}.log"
+        command = [str(python), str(RUN), "--lockstep", "--rounds", str(rounds), "--seconds", str(seconds),
+                   "--cards", "100", "--output", str(workdir / f"{name}.md"), "--json", str(self.figures)]
+        self.proc = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True, bufsize=1)
+        self.step: str | None = None
+
+    def wait(self) -> str | None:
+        """Until it is ready for its next step (returned) or has finished (None); its lines go to its log."""
+        with open(self.log, "a") as log:
+            for line in self.proc.stdout:
+                if line.startswith(READY + " "):
+                    self.step = line[len(READY) + 1:].strip()
+                    return self.step
+                log.write(line)
+        self.step = None
+        if self.proc.wait(timeout=60) != 0:
+            tail = self.log.read_text(errors="replace").splitlines()[-15:]
+            sys.exit(f"bench/compare.py: error: {self.name} failed ({self.proc.returncode}):\n" + "\n".join(tail))
+        return None
+
+    def go(self) -> None:
+        self.proc.stdin.write("go\n")
+        self.proc.stdin.flush()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()  # bench/run.py stops its servers on SIGTERM
+            self.proc.wait(timeout=30)
 
 
-def run_pairs(sides: dict[str, Path], pairs: int, seconds: float, workdir: Path) -> dict[str, list[dict]]:
-    runs = {name: [] for name in sides}
-    for pair in range(pairs):
-        order = list(sides) if pair % 2 == 0 else list(reversed(sides))
-        for name in order:
-            began = time.monotonic()
-            runs[name].append(one_round(sides[name], seconds, workdir, f"pair{pair + 1}-{name}"))
-            print(f"pair {pair + 1}/{pairs}: {name} in {time.monotonic() - began:.0f} s", flush=True)
-    return runs
+def run_in_turns(pythons: dict[str, Path], rounds: int, seconds: float, workdir: Path) -> dict[str, dict]:
+    """Both commits' benchmarks, one step at a time: each measurement (and each round's hello world)
+    on one, then straight away on the other, the first of the two flipped every round."""
+    sides: list[Side] = []
+    try:
+        for name, python in pythons.items():  # one sets up (servers, seeded readers) while the other waits
+            sides.append(Side(name, python, rounds, seconds, workdir))
+            sides[-1].wait()
+        flips = 0
+        while any(side.step for side in sides):
+            if sides[0].step and sides[0].step.endswith(" hello") and not sides[0].step.startswith("round 1 "):
+                flips += 1
+            for side in (sides if flips % 2 == 0 else sides[::-1]):
+                if side.step:
+                    step = side.step
+                    side.go()
+                    side.wait()
+                    if step.endswith(" hello"):
+                        print(f"{step} … ({side.name})", flush=True)
+        return {side.name: json.loads(side.figures.read_text()) for side in sides}
+    finally:
+        for side in sides:
+            side.stop()
 
 
 def by_key(runs: list[dict]) -> dict[str, list[dict]]:
@@ -90,9 +130,9 @@ def marked(rows: list[dict]) -> str:
 def table(runs: dict[str, list[dict]]) -> tuple[list[str], int]:
     """The markdown rows, and how many measurements' median ratio fell."""
     before, after = (by_key(runs[name]) for name in ("before", "after"))
-    lines = ["| measurement | before: median ratio | after: median ratio | change | pairs where after's ratio "
-             "is higher | before req/s (median) | after req/s (median) | ratios per pair, before | "
-             "ratios per pair, after |",
+    lines = ["| measurement | before: median ratio | after: median ratio | change | rounds where after's ratio "
+             "is higher | before req/s (median) | after req/s (median) | ratio each round, before | "
+             "ratio each round, after |",
              "|---|---:|---:|---:|---:|---:|---:|---|---|"]
     fell = 0
     for key, rows in after.items():
@@ -126,8 +166,9 @@ def write_report(path: Path, runs: dict[str, list[dict]], args, seconds_taken: f
         "# Before and after, in turns",
         "",
         f"Written by `bench/compare.py` on {datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC} in "
-        f"{seconds_taken:.0f} s: {args.pairs} pairs, each one round of `bench/run.py` (`wrk -t1 -c10 "
-        f"-d{args.seconds:g}s` per measurement, hello world first) on each side, the order flipped every pair. "
+        f"{seconds_taken:.0f} s: {args.rounds} rounds of `bench/run.py --lockstep` on each side (`wrk -t1 -c10 "
+        f"-d{args.seconds:g}s` per measurement, hello world first), each step on one side and straight after on "
+        "the other, which goes first flipped every round. "
         "A ratio is a measurement's requests/s over the hello world's of the same round, same server model.",
         "",
         f"- before: `{args.before}`, quizapp at {runs['before'][0]['quizapp']}",
@@ -147,16 +188,16 @@ def write_report(path: Path, runs: dict[str, list[dict]], args, seconds_taken: f
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("before", type=Path, help="checkout of the earlier commit, with its own .venv")
-    parser.add_argument("--pairs", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=4.0, help="length of each wrk run (at most 10)")
     parser.add_argument("--output", type=Path, default=ROOT / "bench" / "compare.md")
     args = parser.parse_args(argv)
-    if args.pairs < 1 or not 0 < args.seconds <= 10:
-        parser.error("--pairs must be at least 1 and --seconds in (0, 10]")
+    if args.rounds < 1 or not 0 < args.seconds <= 10:
+        parser.error("--rounds must be at least 1 and --seconds in (0, 10]")
     sides = {"before": venv_python(args.before), "after": venv_python(ROOT)}
     began = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="quizapp-compare-") as workdir:
-        runs = run_pairs(sides, args.pairs, args.seconds, Path(workdir))
+        runs = {name: [run] for name, run in run_in_turns(sides, args.rounds, args.seconds, Path(workdir)).items()}
     write_report(args.output, runs, args, time.monotonic() - began)
     return 0
 

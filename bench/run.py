@@ -311,13 +311,28 @@ def measure(stack: Stack, m: Measurement, rnd: int, seconds: float, hello: Figur
     return outcome
 
 
+def wait_turn(step: str) -> None:
+    """Under --lockstep (bench/compare.py), say which step is next and wait for a line on stdin:
+    two benchmarks of two commits then take each step in turns and never load the machine at once."""
+    if LOCKSTEP:
+        print(f"{READY} {step}", flush=True)
+        if not sys.stdin.readline():
+            sys.exit("bench/run.py: stdin closed under --lockstep")
+
+
+LOCKSTEP = False
+READY = "READY"  # what a --lockstep line starts with
+
+
 def run_rounds(stack: Stack, rounds: int, seconds: float) -> list[Outcome]:
     outcomes = []
     for rnd in range(1, rounds + 1):
+        wait_turn(f"round {rnd} hello")
         hello = stack.wrk(stack.hello, Load("GET", "/", stack.headers(None, "page")), seconds, f"round{rnd}-hello")
         outcomes.append(Outcome("hello", "hello world (Flask, same server)", rnd, figure=hello, hello=hello))
         print_line(outcomes[-1])
         for m in MEASUREMENTS:
+            wait_turn(f"round {rnd} {m.key}")
             outcomes.append(measure(stack, m, rnd, seconds, hello))
             print_line(outcomes[-1])
     return outcomes
@@ -408,7 +423,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cards", type=int, default=10_000, help="size of the generated bank")
     parser.add_argument("--output", type=Path, default=ROOT / "bench" / "results.md")
     parser.add_argument("--json", type=Path, help="also write each round's figures here (for bench/compare.py)")
+    parser.add_argument("--lockstep", action="store_true",
+                        help="wait for a line on stdin before each step (bench/compare.py takes turns)")
     args = parser.parse_args(argv)
+    global LOCKSTEP
+    LOCKSTEP = args.lockstep
     if not 0 < args.seconds <= 10 or args.rounds < 1 or args.cards < 1:
         parser.error("--seconds must be in (0, 10], --rounds and --cards at least 1")
     stop_on_signals()
@@ -436,6 +455,7 @@ def main(argv: list[str] | None = None) -> int:
         outcomes = run_rounds(stack, args.rounds, args.seconds)
         shipped["rss_after_mb"] = app.worker_rss_mb()
         problems = {s.name: s.log_problems() for s in (app, hello)}
+        wait_turn("banks")
         app.stop()
         hello.stop()
         shipped["check_s"], shipped["others_cpu"] = check_seconds(QUESTIONS, workdir, secret, 30)
