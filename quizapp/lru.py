@@ -9,6 +9,7 @@ None for a key it does not hold).
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -59,3 +60,32 @@ class LRU(Generic[V]):
 
     def __contains__(self, key: Hashable) -> bool:
         return key in self._entries
+
+
+def per_object(limit: int, objects: int = 1):
+    """A decorator: ``fn(*args)`` kept by the identity of its first ``objects`` arguments and the
+    value of the others (hashable).
+
+    For the calculator's pure functions of a model that many scenarios share (its layout, its
+    weights, its work per step): a catalog model is one object per process, so every pool size,
+    context or user count of a model reuses them. Identity instead of equality, because a model
+    holds its whole config.json and hashing it would cost what the cache saves. An entry holds its
+    objects, so no other object can take their ``id`` while the entry is kept, and a hit checks
+    they are the same objects. An exception is raised again on every call (nothing is kept)."""
+    def wrap(fn):
+        kept: LRU[tuple] = LRU(limit)
+
+        @functools.wraps(fn)
+        def cached(*args, **kwargs):
+            held, rest = args[:objects], args[objects:]
+            key = (tuple(map(id, held)), rest, tuple(sorted(kwargs.items())) if kwargs else ())
+            entry = kept.get(key)
+            if entry is not None and all(a is b for a, b in zip(entry[0], held)):
+                return entry[1]
+            value = fn(*args, **kwargs)
+            kept.put(key, (held, value))
+            return value
+
+        cached.kept = kept
+        return cached
+    return wrap

@@ -44,3 +44,68 @@ def test_clear_forgets_every_entry_and_the_next_get_makes_it_again():
     assert len(cache) == 0 and "a" not in cache
     assert cache.get_or_make("a", lambda: made.append("again") or 2) == 2
     assert made == ["a", "again"]
+
+
+# --- per_object: kept by identity ---------------------------------------------------------------
+
+from quizapp.lru import per_object  # noqa: E402
+
+
+class Box:
+    """Equal boxes are still two objects, and a dict inside makes them unhashable, as a model is."""
+
+    def __init__(self, n):
+        self.n, self.raw = n, {}
+
+    def __eq__(self, other):
+        return isinstance(other, Box) and other.n == self.n
+
+    __hash__ = None
+
+
+def test_per_object_keeps_a_value_by_the_objects_identity_and_the_other_arguments():
+    calls = []
+
+    @per_object(8)
+    def scaled(box, k):
+        calls.append((box.n, k))
+        return box.n * k
+
+    one, also_one = Box(1), Box(1)
+    assert scaled(one, 3) == 3 and scaled(one, 3) == 3
+    assert scaled(one, 4) == 4  # another argument: computed
+    assert scaled(also_one, 3) == 3  # an equal but different object: computed too
+    assert calls == [(1, 3), (1, 4), (1, 3)]
+
+
+def test_per_object_never_answers_for_an_object_it_does_not_hold():
+    @per_object(2)
+    def n(box):
+        return box.n
+
+    boxes = [Box(i) for i in range(50)]
+    assert [n(b) for b in boxes] == list(range(50))  # entries pushed out hold their boxes until then
+    fresh = [Box(100 + i) for i in range(50)]  # may reuse ids of boxes no entry holds any more
+    assert [n(b) for b in fresh] == [100 + i for i in range(50)]
+
+
+def test_per_object_checks_every_held_object_and_keeps_no_error():
+    tries = []
+
+    @per_object(8, objects=2)
+    def pair(a, b):
+        tries.append(1)
+        if a.n < 0:
+            raise ValueError("negative")
+        return a.n + b.n
+
+    a, b, c = Box(1), Box(2), Box(2)
+    assert pair(a, b) == 3 and pair(a, b) == 3 and pair(a, c) == 3
+    assert len(tries) == 2  # (a, c) is another pair of objects
+    bad = Box(-1)
+    for _ in range(2):
+        try:
+            pair(bad, b)
+        except ValueError:
+            pass
+    assert len(tries) == 4

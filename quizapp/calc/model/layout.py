@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...lru import per_object
 from ..errors import CalcError
 from .config import CHUNKED, FULL, LINEAR, MLA, NO_ATTENTION, SLIDING, ModelConfig
 
@@ -110,6 +111,8 @@ def resolve_kv_dtype(model: ModelConfig, kv_cache_dtype: str) -> tuple[str, int,
     return kv_cache_dtype, DTYPE_BYTES[kv_cache_dtype], notes
 
 
+# Kept per model: every scenario of a model with the same KV dtype, TP and drafts shares it.
+@per_object(512)
 def build_layout(model: ModelConfig, kv_cache_dtype: str = "auto", tensor_parallel_size: int = 1,
                  num_draft_layers: int = 0) -> Layout:
     tp = tensor_parallel_size

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import ceil
 
+from ...lru import per_object
 from ..errors import CalcError
 from ..fmt import commas, gib
 from .formats import BF16, WEIGHTS_DTYPES, Format, model_format
@@ -166,6 +167,8 @@ def _check_inputs(weights_dtype, tensor_parallel_size) -> str:
     return name
 
 
+# Kept per model: the weights do not change with the pool, the context or the users.
+@per_object(512)
 def weights_bytes(model: ModelConfig, weights_dtype: str = "auto",
                   tensor_parallel_size: int = 1, expert_ranks: int | None = None) -> WeightsBytes:
     """Weight memory as vLLM holds it, excluding the MTP module (loaded only for MTP drafts).

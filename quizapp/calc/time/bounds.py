@@ -6,6 +6,7 @@ adds nothing. Each bound is added with its arithmetic, and says it is a bound.
 
 from __future__ import annotations
 
+from ...lru import per_object
 from ..errors import CalcError
 from ..hardware.catalog import load_gpu
 from ..hardware.specs import gpu_specs
@@ -48,16 +49,24 @@ def time_bounds(result: Result, layout: Layout) -> None:
 
 def build_work(result: Result, layout: Layout) -> Work:
     """The scenario's steps on one GPU of each pipeline stage, at the GPU's peaks."""
-    model, inputs = result.model, result.inputs
-    specs = gpu_specs(inputs.gpu)
-    weight_format = model_format(model, inputs.weights_dtype)
+    inputs = result.inputs
+    return _work(result.model, layout, inputs.gpu, inputs.weights_dtype, inputs.tensor_parallel_size,
+                 inputs.data_parallel_size, inputs.pipeline_parallel_size, inputs.weights_bytes)
+
+
+# Kept per model and layout (a kept layout is one object per model, KV dtype and TP): a new pool,
+# context or batch of the same model on the same GPU does the same work per step.
+@per_object(512, objects=2)
+def _work(model, layout: Layout, gpu: str, weights_dtype: str, tp: int, dp: int, pp: int, weights_bytes) -> Work:
+    specs = gpu_specs(gpu)
+    weight_format = model_format(model, weights_dtype)
     rates = rates_for(specs, weight_format, model_dtype(model)[0], layout.kv_dtype)
-    tp, experts, k = inputs.tensor_parallel_size, num_experts(model), top_k(model)
-    spread = expert_ranks(model, tp, inputs.data_parallel_size)
-    found = stages(model, layout, inputs.weights_dtype, inputs.pipeline_parallel_size)
+    experts, k = num_experts(model), top_k(model)
+    spread = expert_ranks(model, tp, dp)
+    found = stages(model, layout, weights_dtype, pp)
     if model.num_attention_heads % tp:
         raise CalcError(f"{model.num_attention_heads} attention heads do not divide by TP {tp}", "tensor_parallel_size")
-    given = inputs.weights_bytes or None
+    given = weights_bytes or None
     return Work(tuple(stage_work(s, tp, spread, rates, experts, k, given) for s in found), specs.memory_bandwidth.value,
-                rates, experts, k, inputs.data_parallel_size if experts else 1, model.num_attention_heads // tp,
+                rates, experts, k, dp if experts else 1, model.num_attention_heads // tp,
                 head_dims(model), sparse_attention(model), weight_format.name)

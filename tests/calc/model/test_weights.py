@@ -281,3 +281,14 @@ def test_data_parallel_spreads_the_routed_experts_over_tp_times_dp():
     total = weights_bytes(model, "bfloat16").bytes
     assert weights_bytes(model, "bfloat16", 2, expert_ranks=4).bytes == math.ceil((total - experts) / 2 + experts / 4)
     assert weights_bytes(model, "bfloat16", 2, expert_ranks=2).bytes == weights_bytes(model, "bfloat16", 2).bytes
+
+
+def test_kept_weights_follow_their_arguments():
+    """weights_bytes is kept per model object (quizapp.lru.per_object): the same model asked in
+    another dtype or TP, before and after, still gets its own bytes (by hand above)."""
+    model = load_model("Qwen/Qwen3-8B")
+    assert weights_bytes(model, "bfloat16").bytes == 16_381_470_720
+    assert weights_bytes(model, "bfloat16", 2).bytes == 16_381_470_720 // 2
+    assert weights_bytes(model, "bfloat16").bytes == 16_381_470_720
+    assert weights_bytes(model, "fp8").bytes == QWEN3_8B_LINEAR + 2 * QWEN3_8B_REST == 9_435_703_296
+    assert weights_bytes(model, "bfloat16", 2).bytes == 8_190_735_360

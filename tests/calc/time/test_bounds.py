@@ -169,3 +169,20 @@ def test_sparse_mla_reads_every_indexer_key_and_only_its_top_k_latents():
     # 61 MLA layers, each token an fp8 indexer key of 128 values + 4 B scale (132 B) and a bf16 latent of
     # (512 + 64) × 2 = 1,152 B; each query attends its index_topk 2,048 tokens (vLLM's sparse MLA backends).
     assert result["decode_kv_bytes"] == 61 * (132 * 64000 + 1152 * 2048)
+
+
+def test_the_kept_work_per_step_follows_the_gpu_the_dtype_and_the_pool():
+    """A model's work per step is kept (quizapp.lru.per_object on its model and layout): asked in
+    turns on two GPUs, in two weight formats and at two pool sizes, each answer is still its own
+    (the knee and the bytes read, by hand as above)."""
+    read_fp8 = L_LINEAR * 1 + (L_VOCAB + L_NORMS) * 2
+    knee_hopper = read_fp8 / H100_BW / (2 * L_LINEAR / H100_FP8 + 2 * L_VOCAB / H100_BF16)
+    awq = L_LINEAR * (0.5 + 2.5 / 128) + (L_VOCAB + L_NORMS) * 2
+    for pool in (20_000, 30_000, 20_000):
+        hopper = calculate({"model": "meta-llama/Llama-3.1-8B-Instruct", "gpu": "H100-80GB-SXM",
+                            "weights_dtype": "fp8", "pool_tokens": pool})
+        assert hopper["critical_batch"] == pytest.approx(knee_hopper, rel=1e-9)
+        l4 = calculate({"model": "meta-llama/Llama-3.1-8B-Instruct", "gpu": "L4", "weights_dtype": "awq",
+                        "pool_tokens": pool})
+        assert l4["decode_weight_bytes"] == pytest.approx(awq, abs=2)
+        assert l4["compute_dtype"] == "bf16" and hopper["compute_dtype"] == "fp8"
