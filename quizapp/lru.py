@@ -78,7 +78,9 @@ def per_object(limit: int, objects: int = 1):
         @functools.wraps(fn)
         def cached(*args, **kwargs):
             held, rest = args[:objects], args[objects:]
-            key = (tuple(map(id, held)), rest, tuple(sorted(kwargs.items())) if kwargs else ())
+            # Each argument with its type: True == 1 and 1.0 == 1, yet a check may refuse one and not the other.
+            key = (tuple(map(id, held)), tuple((type(a), a) for a in rest),
+                   tuple(sorted((k, type(v), v) for k, v in kwargs.items())) if kwargs else ())
             entry = kept.get(key)
             if entry is not None and all(a is b for a, b in zip(entry[0], held)):
                 return entry[1]

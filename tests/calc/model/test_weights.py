@@ -292,3 +292,11 @@ def test_kept_weights_follow_their_arguments():
     assert weights_bytes(model, "bfloat16").bytes == 16_381_470_720
     assert weights_bytes(model, "fp8").bytes == QWEN3_8B_LINEAR + 2 * QWEN3_8B_REST == 9_435_703_296
     assert weights_bytes(model, "bfloat16", 2).bytes == 8_190_735_360
+
+
+def test_a_kept_answer_never_stands_in_for_a_refused_argument():
+    """True == 1 as a key, but weights_bytes refuses a bool TP: kept answers are per argument type."""
+    model = load_model("Qwen/Qwen3-8B")
+    assert weights_bytes(model, "auto", 1).bytes == 16_381_470_720
+    with pytest.raises(CalcError, match="tensor_parallel_size"):
+        weights_bytes(model, "auto", True)
