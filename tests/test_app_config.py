@@ -177,3 +177,27 @@ def test_the_database_comes_from_quizapp_database_or_serve_db(instance, database
     monkeypatch.setenv("QUIZAPP_SECRET_KEY", "k" * 64)
     served_app(monkeypatch, "--db", database)
     assert "warning" not in capsys.readouterr().err
+
+
+def test_the_app_asks_once_whether_a_plain_function_is_a_coroutine(tmp_path):
+    """QuizappFlask keeps ensure_sync's answer per plain function; an async view still runs
+    through Flask's async_to_sync, and a plain one is returned as it is."""
+    import asyncio
+
+    from quizapp import create_app
+
+    app = create_app({"DATABASE": str(tmp_path / "q.sqlite"), "TESTING": True})
+
+    def plain():
+        return "plain"
+
+    async def later():
+        await asyncio.sleep(0)
+        return "later"
+
+    assert app.ensure_sync(plain) is plain and app.ensure_sync(plain) is plain
+    try:
+        wrapped = app.ensure_sync(later)
+    except RuntimeError:  # Flask's async extra (asgiref) not installed: it says so, each time
+        return
+    assert wrapped is not later and app.ensure_sync(later) is wrapped and wrapped() == "later"
