@@ -311,6 +311,10 @@ def measure(stack: Stack, m: Measurement, rnd: int, seconds: float, hello: Figur
     return outcome
 
 
+LOCKSTEP = False  # --lockstep: set by main()
+READY = "READY"  # what a --lockstep line starts with
+
+
 def wait_turn(step: str) -> None:
     """Under --lockstep (bench/compare.py), say which step is next and wait for a line on stdin:
     two benchmarks of two commits then take each step in turns and never load the machine at once."""
@@ -318,10 +322,6 @@ def wait_turn(step: str) -> None:
         print(f"{READY} {step}", flush=True)
         if not sys.stdin.readline():
             sys.exit("bench/run.py: stdin closed under --lockstep")
-
-
-LOCKSTEP = False
-READY = "READY"  # what a --lockstep line starts with
 
 
 def run_rounds(stack: Stack, rounds: int, seconds: float) -> list[Outcome]:

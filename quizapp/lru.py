@@ -62,7 +62,7 @@ class LRU(Generic[V]):
         return key in self._entries
 
 
-def per_object(limit: int, objects: int = 1):
+def per_object(limit: int, objects: int = 1, keep: Callable[[object], bool] | None = None):
     """A decorator: ``fn(*args)`` kept by the identity of its first ``objects`` arguments and the
     value of the others (hashable).
 
@@ -71,12 +71,15 @@ def per_object(limit: int, objects: int = 1):
     context or user count of a model reuses them. Identity instead of equality, because a model
     holds its whole config.json and hashing it would cost what the cache saves. An entry holds its
     objects, so no other object can take their ``id`` while the entry is kept, and a hit checks
-    they are the same objects. An exception is raised again on every call (nothing is kept)."""
+    they are the same objects. An exception is raised again on every call (nothing is kept).
+    ``keep``: whether the first object's values may be kept at all (otherwise ``fn`` just runs)."""
     def wrap(fn):
         kept: LRU[tuple] = LRU(limit)
 
         @functools.wraps(fn)
         def cached(*args, **kwargs):
+            if keep is not None and not keep(args[0]):
+                return fn(*args, **kwargs)
             held, rest = args[:objects], args[objects:]
             # Each argument with its type: True == 1 and 1.0 == 1, yet a check may refuse one and not the other.
             key = (tuple(map(id, held)), tuple((type(a), a) for a in rest),

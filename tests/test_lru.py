@@ -109,3 +109,16 @@ def test_per_object_checks_every_held_object_and_keeps_no_error():
         except ValueError:
             pass
     assert len(tries) == 4
+
+
+def test_per_object_keeps_nothing_for_an_object_keep_refuses():
+    calls = []
+
+    @per_object(8, keep=lambda box: box.n >= 0)
+    def n(box):
+        calls.append(box.n)
+        return box.n
+
+    kept, passing = Box(1), Box(-1)
+    assert [n(kept), n(kept), n(passing), n(passing)] == [1, 1, -1, -1]
+    assert calls == [1, -1, -1] and len(n.kept) == 1

@@ -7,6 +7,7 @@ are in ``hardware/catalog.py``.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import cache
 from importlib import resources
 
@@ -78,7 +79,7 @@ def _raw_config(found: str) -> dict:
 
 @cache
 def _parsed_config(found: str) -> ModelConfig:
-    return parse_config(_raw_config(found), name=found)
+    return replace(parse_config(_raw_config(found), name=found), from_catalog=True)
 
 
 def canonical_model_id(model_id: str) -> str:

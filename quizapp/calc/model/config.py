@@ -64,6 +64,8 @@ class ModelConfig:
     architectures: tuple[str, ...] = ()
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     rules: tuple[str, ...] = ()  # the defaults and conventions applied, in words
+    # Set by the catalog only: one object per catalog model per process (see ``kept_model``).
+    from_catalog: bool = field(default=False, compare=False, repr=False)
 
     @property
     def is_mla(self) -> bool:
@@ -81,6 +83,13 @@ class ModelConfig:
         """A raw config value (after nesting and aliases), for the weights count."""
         value, _ = lookup(self.raw, key, self.model_type)
         return default if value is None else value
+
+
+def kept_model(model: ModelConfig) -> bool:
+    """Whether values derived from a model may be kept (``quizapp.lru.per_object``): a catalog
+    model, of which there are a few dozen. A given config.json is one reader's, a new object on
+    each request and up to a megabyte of JSON: kept, 512 of them would hold a worker's memory."""
+    return model.from_catalog
 
 
 def lookup(cfg: dict, key: str, model_type: str) -> tuple[Any, str | None]:

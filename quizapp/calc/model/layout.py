@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ...lru import per_object
 from ..errors import CalcError
-from .config import CHUNKED, FULL, LINEAR, MLA, NO_ATTENTION, SLIDING, ModelConfig
+from .config import CHUNKED, FULL, LINEAR, MLA, NO_ATTENTION, SLIDING, ModelConfig, kept_model
 
 KV_CACHE_DTYPES = ("auto", "bfloat16", "float16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_ds_mla")
 DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1}
@@ -112,7 +112,7 @@ def resolve_kv_dtype(model: ModelConfig, kv_cache_dtype: str) -> tuple[str, int,
 
 
 # Kept per model: every scenario of a model with the same KV dtype, TP and drafts shares it.
-@per_object(512)
+@per_object(512, keep=kept_model)
 def build_layout(model: ModelConfig, kv_cache_dtype: str = "auto", tensor_parallel_size: int = 1,
                  num_draft_layers: int = 0) -> Layout:
     tp = tensor_parallel_size

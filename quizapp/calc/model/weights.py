@@ -18,7 +18,7 @@ from ..errors import CalcError
 from ..fmt import commas, gib
 from .formats import BF16, WEIGHTS_DTYPES, Format, model_format
 from .layout import model_dtype
-from .config import CHUNKED, FULL, LINEAR, MLA, SLIDING, ModelConfig
+from .config import CHUNKED, FULL, LINEAR, MLA, SLIDING, ModelConfig, kept_model
 from .tensors import (
     EXPERT_WEIGHT,
     LINEAR_WEIGHT,
@@ -168,7 +168,7 @@ def _check_inputs(weights_dtype, tensor_parallel_size) -> str:
 
 
 # Kept per model: the weights do not change with the pool, the context or the users.
-@per_object(512)
+@per_object(512, keep=kept_model)
 def weights_bytes(model: ModelConfig, weights_dtype: str = "auto",
                   tensor_parallel_size: int = 1, expert_ranks: int | None = None) -> WeightsBytes:
     """Weight memory as vLLM holds it, excluding the MTP module (loaded only for MTP drafts).

@@ -10,6 +10,7 @@ from ...lru import per_object
 from ..errors import CalcError
 from ..hardware.catalog import load_gpu
 from ..hardware.specs import gpu_specs
+from ..model.config import kept_model
 from ..model.formats import model_format
 from ..model.layout import Layout, model_dtype
 from ..model.parts import expert_ranks, top_k
@@ -56,7 +57,7 @@ def build_work(result: Result, layout: Layout) -> Work:
 
 # Kept per model and layout (a kept layout is one object per model, KV dtype and TP): a new pool,
 # context or batch of the same model on the same GPU does the same work per step.
-@per_object(512, objects=2)
+@per_object(512, objects=2, keep=kept_model)
 def _work(model, layout: Layout, gpu: str, weights_dtype: str, tp: int, dp: int, pp: int, weights_bytes) -> Work:
     specs = gpu_specs(gpu)
     weight_format = model_format(model, weights_dtype)

@@ -300,3 +300,19 @@ def test_a_kept_answer_never_stands_in_for_a_refused_argument():
     assert weights_bytes(model, "auto", 1).bytes == 16_381_470_720
     with pytest.raises(CalcError, match="tensor_parallel_size"):
         weights_bytes(model, "auto", True)
+
+
+def test_only_catalog_models_are_kept():
+    """A given config.json is one reader's and up to a megabyte: its weights are worked out each
+    time and never held by the cache; a catalog model's are kept."""
+    from quizapp.calc.model.catalog import raw_model_config
+    from quizapp.calc.model.parse import parse_config
+
+    kept = weights_bytes.kept
+    catalog = load_model("Qwen/Qwen3-8B")
+    weights_bytes(catalog, "bfloat16")
+    held = len(kept)
+    given = parse_config(raw_model_config("Qwen/Qwen3-8B"), name="Qwen/Qwen3-8B")
+    assert weights_bytes(given, "bfloat16").bytes == 16_381_470_720
+    assert len(kept) == held
+    assert not any(entry[0][0] is given for entry in kept._entries.values())
