@@ -100,8 +100,8 @@ def timestamp(line: str) -> tuple[int, ...] | None:
     found = STAMP.search(line, 0, STAMP_SEARCHED)
     if not found:
         return None
-    *whole, fraction = found.groups()
-    return (*map(int, whole), int((fraction or "0").ljust(6, "0")))
+    month, day, hour, minute, second, fraction = found.groups()
+    return int(month), int(day), int(hour), int(minute), int(second), int(fraction.ljust(6, "0")) if fraction else 0
 
 
 def full_timestamp(line: str) -> tuple[int, ...] | None:
@@ -151,7 +151,8 @@ def parse_log(text: str) -> ParsedLog:
     read: list[tuple[int, list[str], dict]] = []  # (line, pattern names, facts), as in the text
     stamps, full_stamps = [], []
     for number, line in enumerate(lines, start=1):
-        clean = ANSI.sub("", line[:MAX_LINE_CHARS]).strip()
+        head = line[:MAX_LINE_CHARS]
+        clean = (ANSI.sub("", head) if "\x1b" in head else head).strip()  # most lines have no colours
         message = clean[PREFIX.match(clean).end():].strip()
         if not message:
             continue

@@ -33,6 +33,16 @@ class Gib:
         return Fraction(Decimal(self.text))  # exact: a decimal figure is a fraction of a power of ten
 
     @property
+    def bytes(self) -> int:
+        """The figure in bytes, rounded half to even as ``round(value * 2**30)``, in integers: the
+        Fraction arithmetic took a tenth of reading a short log."""
+        whole, _, fraction = self.text.partition(".")
+        scale = 10 ** len(fraction)
+        quotient, remainder = divmod(int(whole + fraction) * 2**30, scale)
+        twice = 2 * remainder
+        return quotient + (twice > scale or (twice == scale and quotient % 2 == 1))
+
+    @property
     def decimals(self) -> int:
         # vLLM's format_gib rounds to 2 decimals and prints the shortest float ("73.6"), so a
         # figure is never less precise than 2 decimals.
@@ -310,11 +320,15 @@ BANNER = re.compile(r"[\s█▄▀]{1,200}")
 TRACEBACK_FRAME = re.compile(r"(?:File \"|\^{1,200}$|raise |return )")
 
 
+# (needle, pattern) in PATTERNS' order: a line is tested against every needle.
+NEEDLES = tuple((pattern.needle, pattern) for pattern in PATTERNS)
+
+
 def recognise(message: str) -> tuple[list[str], dict]:
     """The names of the patterns a message matches, and the facts they read from it."""
     names, facts = [], {}
-    for pattern in PATTERNS:
-        if pattern.needle not in message:
+    for needle, pattern in NEEDLES:
+        if needle not in message:
             continue
         match = pattern.regex.search(message)
         if not match:

@@ -45,6 +45,8 @@ SETTINGS = {
     "speculative": ("speculative",),
 }
 
+SETTING_FACTS = {name: frozenset(keys) for name, keys in SETTINGS.items()}
+
 
 def read_log(text: str) -> LogReading:
     """Read a vLLM startup log. Raises CalcError(field="log") for a text that is not one."""
@@ -165,7 +167,7 @@ def _refusal_json(refusal: dict, line: int) -> dict:
     data: dict = {"kind": refusal["kind"], "line": line}
     for key, value in refusal.items():
         if isinstance(value, Gib):
-            data[key], data[f"{key}_text"] = round(value.value * 2**30), f"{value.text} GiB"
+            data[key], data[f"{key}_text"] = value.bytes, f"{value.text} GiB"
         elif key != "kind":
             data[key] = value
     return data
@@ -177,10 +179,10 @@ def _memory_profile(parsed: ParsedLog) -> dict[str, int]:
     for name in ("weights", "requested_memory", "total_memory", "free_memory"):
         value, _ = parsed.first(name)
         if value is not None:
-            profile[f"{name}_bytes"] = round(value.value * 2**30)
+            profile[f"{name}_bytes"] = value.bytes
     found, _ = parsed.first("profile")
     for name, value in (found or {}).items():
-        profile.setdefault(f"{name}_bytes", round(value.value * 2**30))
+        profile.setdefault(f"{name}_bytes", value.bytes)
     return profile
 
 
@@ -191,8 +193,11 @@ def _settings(parsed: ParsedLog, pool: Pool, concurrency_line: int | None) -> tu
     values, lines, notes = {}, {}, []
     # The request length of the concurrency line is the resolved max_model_len: SETTINGS reads it first.
     stated = {"concurrency_max_model_len": [(pool.request_tokens, concurrency_line)] if concurrency_line else []}
+    facts = {**parsed.facts, **stated}
     for name, keys in SETTINGS.items():
-        found = [(value, line) for key in keys for value, line in (stated[key] if key in stated else parsed.all(key))
+        if SETTING_FACTS[name].isdisjoint(facts):
+            continue  # most settings: a log states a few
+        found = [(value, line) for key in keys for value, line in facts.get(key, ())
                  if not (name == "max_model_len" and value <= 0)]  # -1 asks vLLM to fit the length itself
         if not found:
             continue

@@ -60,7 +60,10 @@ class Settings:
         return (self.version is not None and self.version < (0, 11)) or self.v0_engine
 
     def to_json(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "v0_engine"}
+        return {name: getattr(self, name) for name in SETTING_NAMES}
+
+
+SETTING_NAMES = tuple(f.name for f in fields(Settings) if f.name != "v0_engine")  # as to_json writes them
 
 
 @dataclass(frozen=True)

@@ -54,3 +54,19 @@ def test_a_gib_figure_is_the_exact_fraction_its_digits_write(text):
     # Fraction("15.2683") parses the digits itself: 152683/10000, with no float in between.
     figure = Gib(text)
     assert figure.value == Fraction(text) and figure.value is figure.value  # worked out once
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("1", 2**30), ("0.5", 2**29), ("-0.5", -(2**29)), ("0", 0),
+    ("15.2683", 16_394_212_291),  # 15.2683 × 1,073,741,824 = 16,394,212,291.38
+    ("0.00000001", 11), ("0.0000000025", 3),  # 10.737 and 2.684 bytes
+    # Exactly half a byte rounds to even: 2**-31 GiB is 0.5 B, 3 × 2**-31 GiB is 1.5 B.
+    ("0.0000000004656612873077392578125", 0), ("0.0000000013969838619232177734375", 2),
+])
+def test_a_gib_figure_in_bytes_is_its_value_times_2_to_the_30_rounded_half_to_even(text, expected):
+    assert Gib(text).bytes == expected
+
+
+@given(st.from_regex(rf"\A(?:{DEC})\Z"))
+def test_a_gib_figure_in_bytes_is_what_fraction_arithmetic_gives(text):
+    assert Gib(text).bytes == round(Fraction(text) * 2**30)
