@@ -132,12 +132,20 @@ def json_depth_exceeds(value, limit: int = MAX_JSON_DEPTH) -> bool:
     return False
 
 
+# One decoder for every body: json.loads with an argument makes a new one (and its scanner) each call.
+_DECODER = json.JSONDecoder(parse_int=_bounded_int)
+
+
 def loads(text: str | bytes):
     """json.loads with a nesting limit. An integer of more than MAX_INT_DIGITS digits is left as a
     marker that ``refused_value`` names (``loads_checked`` refuses it). Raises JSONTooDeep, or
     ValueError for text that is not JSON."""
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode(json.detect_encoding(text), "surrogatepass")  # as json.loads reads bytes
+    if text.startswith("\ufeff"):
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
     try:
-        value = json.loads(text, parse_int=_bounded_int)
+        value = _DECODER.decode(text)
     except RecursionError:
         raise JSONTooDeep(f"JSON nested more than {MAX_JSON_DEPTH} levels deep") from None
     if json_depth_exceeds(value):

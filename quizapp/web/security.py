@@ -31,7 +31,7 @@ import re
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-from flask import Flask, Response, abort, current_app, request
+from flask import Flask, Request, abort, current_app, request
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import SecurityError
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -110,20 +110,36 @@ class MaskTokens(logging.Filter):
 MASK_TOKENS = MaskTokens()  # one instance, so adding it again (a config reload, another app) adds nothing
 
 
-def add_security_headers(response: Response) -> Response:
-    """Each header unless the view set its own (one pass over the response's headers, not one a header)."""
-    present = {name.lower() for name in response.headers.keys()}
-    response.headers.extend([(name, value) for name, value in SECURITY_HEADERS.items() if name.lower() not in present])
-    return response
+_LOWERED_HEADERS = tuple((name.lower(), (name, value)) for name, value in SECURITY_HEADERS.items())
+
+
+def with_security_headers(wsgi_app):
+    """``wsgi_app`` with each of SECURITY_HEADERS on every response that has not set its own.
+
+    At the WSGI layer, as plain pairs: every response gets them, whatever made it (a view, an
+    error page, a redirect werkzeug raised, a static file), and werkzeug does not check each
+    value again on every request, as an ``after_request`` adding them to ``response.headers``
+    made it do (a fortieth of a small JSON post)."""
+
+    def app(environ, start_response):
+        def start(status, headers, exc_info=None):
+            present = {name.lower() for name, _ in headers}
+            return start_response(status, [*headers, *(pair for name, pair in _LOWERED_HEADERS
+                                                       if name not in present)], exc_info)
+
+        return wsgi_app(environ, start)
+
+    return app
 
 
 def check_request() -> None:
     """Refuse a state-changing request from another site, and a form post without its token."""
-    if request.method not in UNSAFE_METHODS or request.endpoint is None:
+    req = request._get_current_object()  # once: each use of the proxy looks the request up again
+    if req.method not in UNSAFE_METHODS or req.endpoint is None:
         return  # nothing to protect, or a 404/405 on its way
-    refuse_other_sites()
-    if request.path.startswith("/api/"):
-        require_json_body()
+    refuse_other_sites(req)
+    if req.path.startswith("/api/"):
+        require_json_body(req)
     elif current_app.config["WTF_CSRF_ENABLED"]:
         try:
             csrf.protect()
@@ -132,28 +148,29 @@ def check_request() -> None:
             raise
 
 
-def refuse_other_sites() -> None:
-    site = request.headers.get("Sec-Fetch-Site")
+def refuse_other_sites(req: Request) -> None:
+    headers = req.headers
+    site = headers.get("Sec-Fetch-Site")
     if site is not None and site not in OWN_SITES:
         abort(403, description=f"Refused: this request came from another site (Sec-Fetch-Site: {site}).")
-    origin = request.headers.get("Origin")
+    origin = headers.get("Origin")
     # The scheme and Host (checked against TRUSTED_HOSTS, or set by the trusted proxy) are what
     # host_url is built from; building host_url itself (werkzeug's get_current_url) was a tenth
     # of a small JSON post.
-    if origin is not None and _origin(origin) != _origin(f"{request.scheme}://{request.host}"):
+    if origin is not None and _origin(origin) != _origin(f"{req.scheme}://{req.host}"):
         # Behind a proxy whose X-Forwarded-Proto and -Host are not trusted, every origin looks
         # foreign: the operator who sees this needs the hint.
         abort(403, description=f"Refused: this request came from another site ({origin}), "
-                               f"not from {request.host_url.rstrip('/')}. (Is this server behind a "
+                               f"not from {req.host_url.rstrip('/')}. (Is this server behind a "
                                f"reverse proxy? Then serve it with --behind-proxy.)")
 
 
-def require_json_body() -> None:
+def require_json_body(req: Request) -> None:
     """A body a cross-site form can send (text/plain, a form) is not JSON here, whatever it holds."""
-    has_body = bool(request.content_length) or "chunked" in request.headers.get("Transfer-Encoding", "")
-    if has_body and not request.is_json:
+    has_body = bool(req.content_length) or "chunked" in req.headers.get("Transfer-Encoding", "")
+    if has_body and not req.is_json:
         abort(400, description=f"the request body must be a JSON object sent as application/json, "
-                               f"not {request.mimetype or 'untyped'}")
+                               f"not {req.mimetype or 'untyped'}")
 
 
 def limit_body(max_bytes: int) -> None:
@@ -262,6 +279,6 @@ def init_app(app: Flask) -> None:
         app.config["MAX_FORM_MEMORY_SIZE"] = FORM_FIELD_BYTES
     csrf.init_app(app)
     app.before_request(check_request)
-    app.after_request(add_security_headers)
+    app.wsgi_app = with_security_headers(app.wsgi_app)
     # The app logs request paths and tracebacks; its modules' own loggers (quizapp.cards, ...) log card files only.
     app.logger.addFilter(MASK_TOKENS)

@@ -15,11 +15,10 @@ import time
 
 from flask import Flask, current_app, g, request, session
 from flask.sessions import SecureCookieSessionInterface
-from flask_wtf.csrf import CSRFProtect
+from flask_wtf.csrf import CSRFProtect, generate_csrf
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from ..lru import LRU
-from .storage import STATELESS
 
 # A few hundred bytes each: the readers of the last hours.
 COOKIES_KEPT = 4096
@@ -102,26 +101,41 @@ class KeptCSRFProtect(CSRFProtect):
         return (posted, str(config.get("WTF_CSRF_SECRET_KEY") or current_app.secret_key)) if posted else None
 
 
-def reuse_csrf_token() -> None:
-    """Before a request: the session's CSRF token as signed before, where it was (Flask-WTF's
-    ``generate_csrf`` returns what ``g`` holds). Not for the stateless endpoints, which leave
-    the session unread (storage.STATELESS)."""
-    if request.endpoint in STATELESS or CSRF_FIELD not in session:
-        return
-    signed = signed_tokens.get((session[CSRF_FIELD], current_app.secret_key))
+def csrf_token() -> str:
+    """The session's CSRF token as a form or a page's script sends it (the templates' ``csrf_token()``):
+    Flask-WTF's ``generate_csrf``, signed once per session and kept. Asked for only where a page
+    or a state holds a token, so a request that shows none (an API call) costs nothing here."""
+    key = _token_key()
+    signed = signed_tokens.get(key) if key else None
     if signed is not None:
-        setattr(g, CSRF_FIELD, signed)
+        setattr(g, CSRF_FIELD, signed)  # where generate_csrf looks first, for any other caller
+        return signed
+    signed = generate_csrf()
+    key = _token_key()
+    if key:
+        signed_tokens.put(key, signed)
+    return signed
 
 
-def keep_csrf_token(response):
-    """After a request that signed the session's token: keep the signature for the next."""
-    signed = g.get(CSRF_FIELD)
-    if signed is not None and CSRF_FIELD in session:
-        signed_tokens.put((session[CSRF_FIELD], current_app.secret_key), signed)
-    return response
+def _token_key() -> tuple[str, str] | None:
+    """The session's unsigned token and the key that signs it; None before the session has one."""
+    raw = session.get(CSRF_FIELD)
+    if not raw:
+        return None
+    config = current_app.config
+    return str(raw), str(config.get("WTF_CSRF_SECRET_KEY") or current_app.secret_key)
 
 
 def init_app(app: Flask) -> None:
     app.session_interface = KeptCookieSessions()
-    app.before_request(reuse_csrf_token)
-    app.after_request(keep_csrf_token)
+    # After security.init_app, whose CSRFProtect set Flask-WTF's own in both places (a template's
+    # context; the globals, which the macros it imports see); later context processors win.
+    app.jinja_env.globals["csrf_token"] = csrf_token
+    app.context_processor(_csrf_context)
+
+
+def _csrf_context() -> dict:
+    return CSRF_CONTEXT
+
+
+CSRF_CONTEXT = {"csrf_token": csrf_token}

@@ -146,8 +146,8 @@ def new_event_id() -> str:
     return uuid.uuid4().hex
 
 
-# Stateless endpoints (the calculator API, static files) make no profile: scripts call them.
-STATELESS = ("static", "api.calc", "api.models", "api.gpus", "api.card_values")
+# Stateless endpoints (the calculator API, the log reader's, static files) make no profile: scripts call them.
+STATELESS = frozenset(("static", "api.calc", "api.read_log_api", "api.models", "api.gpus", "api.card_values"))
 
 
 def ensure_learner() -> None:

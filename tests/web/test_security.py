@@ -32,6 +32,24 @@ class TestHeaders:
     def test_no_address_leaves_for_another_site(self, response):
         assert response.headers["Referrer-Policy"] == "same-origin"
 
+    @pytest.mark.parametrize("method, path, status", [("OPTIONS", "/", 200), ("DELETE", "/", 405),
+                                                      ("GET", "/cards/" + "x" * 300, 404)])
+    def test_a_response_werkzeug_made_has_them_too(self, client, method, path, status):
+        response = client.open(path, method=method)
+        assert response.status_code == status
+        assert response.headers["Content-Security-Policy"] == CSP
+        assert response.headers["Referrer-Policy"] == "same-origin"
+
+    def test_a_view_s_own_header_is_kept_and_sent_once(self, app):
+        @app.get("/own-policy")
+        def own_policy():
+            return "x", {"Referrer-Policy": "no-referrer", "x-frame-options": "SAMEORIGIN"}
+
+        response = app.test_client().get("/own-policy")
+        assert response.headers.getlist("Referrer-Policy") == ["no-referrer"]
+        assert response.headers.getlist("X-Frame-Options") == ["SAMEORIGIN"]
+        assert response.headers["Content-Security-Policy"] == CSP
+
     def test_an_api_post_has_them_too(self, client):
         response = client.post("/api/calc", json={"model": "Qwen/Qwen3-8B", "pool_tokens": 24096})
         assert response.status_code == 200

@@ -130,3 +130,16 @@ def test_with_a_time_limit_every_posted_token_is_checked_in_full(app, client, mo
     loads = count_calls(monkeypatch, "loads")
     assert reveal(client, token, "evt-limit-2").status_code == 303
     assert [args for args in loads if args and args[0] == token] and len(signatures.checked_tokens) == 0
+
+
+def test_a_request_that_shows_no_token_neither_signs_nor_keeps_one(app, client, monkeypatch):
+    token = csrf_of(client.get("/cards/kv-pool-users").text)
+    signatures.signed_tokens.clear()
+    dumps = count_calls(monkeypatch, "dumps")
+    assert client.get("/api/progress").status_code == 200
+    assert client.post("/api/read-log", json={"log": "INFO 05-01 12:00:09 [x.py:1] GPU KV cache size: 24,096 "
+                                                     "tokens"}).status_code == 200
+    assert not [args for args in dumps if isinstance(args[0], str)] and len(signatures.signed_tokens) == 0
+    # The next page signs the session's token once, the same token, and keeps it.
+    assert csrf_of(client.get("/cards/kv-pool-users").text) == token
+    assert len(signatures.signed_tokens) == 1

@@ -17,7 +17,6 @@ import time
 from flask import Blueprint, Response, abort, current_app, flash, jsonify, redirect, request, stream_with_context, \
     url_for
 
-from flask_wtf.csrf import generate_csrf
 
 from ...cards.rubric import SCORES
 from ...progress import interviews, live
@@ -27,6 +26,7 @@ from ...cards import overrides_from_query
 from .links import move_old_links, remember
 from .scenario import changed_scenario, what_changed
 from .state import candidate_state, console_state, entry_of, open_session, plan, stage_of
+from ..signatures import csrf_token
 from ..storage import get_db
 
 bp = Blueprint("interview_api", __name__)
@@ -236,7 +236,7 @@ def end(token):
 def candidate_state_json(token):
     """The question and the revealed stages of the card on the candidate's screen: nothing else."""
     state = candidate_state(open_session(token, "candidate"), token)
-    state["csrf_token"] = generate_csrf()  # the page's script renews its token here
+    state["csrf_token"] = csrf_token()  # the page's script renews its token here
     return jsonify(state)
 
 

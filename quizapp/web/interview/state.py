@@ -12,7 +12,6 @@ import logging
 from dataclasses import dataclass
 
 from flask import abort, current_app, url_for
-from flask_wtf.csrf import generate_csrf
 
 from ...calc import CalcError, did_you_mean
 from ...cards import Card, CardError, CardView, Scenario, card_view, resolve_scenario
@@ -23,6 +22,7 @@ from ...progress.interviews import MAX_CARDS, MAX_NAME, Interview, InterviewErro
 from ...fields import whole_number
 from .answers import answer_box, checked_answer
 from .clock import clock_text, moment_text
+from ..signatures import csrf_token
 from ..storage import get_bank, get_db, loaded_bank
 
 log = logging.getLogger("quizapp.interview")
@@ -190,7 +190,7 @@ def console_state(session: Interview, cards: list[Entry] | None = None) -> dict:
         "scratch": session.scratch, "scratch_at": session.scratch_at,
         "scratch_at_text": f"Updated {moment_text(session.scratch_at, since)}" if session.scratch_at
         else "Nothing typed yet.",
-        "csrf_token": generate_csrf(),
+        "csrf_token": csrf_token(),
     }
 
 

@@ -12,7 +12,6 @@ from functools import cached_property
 from urllib.parse import urlencode
 
 from flask import current_app, request, url_for
-from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup, escape
 
 from ...calc import CalcError
@@ -24,6 +23,7 @@ from . import session as practice_session
 from .answer_box import answer_view
 from .panel import controls, message_for_people
 from .review import grade_buttons
+from ..signatures import csrf_token
 from ..storage import get_db, learner_id, new_event_id
 
 
@@ -56,7 +56,7 @@ class CardPage:
     @cached_property
     def csrf(self) -> str:
         """The session's CSRF token, for every form of the page."""
-        return generate_csrf()
+        return csrf_token()
 
     @cached_property
     def held_html(self) -> Markup:

@@ -191,3 +191,12 @@ def test_an_excerpt_with_its_pool_lines_first_reads_like_the_whole_log(client):
     lines = log("reference-deepseek-v4-flash.log").splitlines()
     page = post_log(client, "\n".join(lines[1:] + lines[:1])).get_data(as_text=True)
     assert '<td>181,777 tokens</td>' in page and "in their timestamps&#39; order" in page
+
+
+def test_a_script_reading_logs_is_given_no_profile(app):
+    """Like the calculator's API, the log reader's stores nothing: a script that posts logs gets no
+    session cookie, so no learner id is made for it (storage.STATELESS)."""
+    client = app.test_client()
+    response = client.post("/api/read-log", json={"log": log("qwen3-8b-l4.log")})
+    assert response.status_code == 200
+    assert "Set-Cookie" not in response.headers and client.get_cookie("session") is None
