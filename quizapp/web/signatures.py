@@ -135,7 +135,4 @@ def init_app(app: Flask) -> None:
 
 
 def _csrf_context() -> dict:
-    return CSRF_CONTEXT
-
-
-CSRF_CONTEXT = {"csrf_token": csrf_token}
+    return {"csrf_token": csrf_token}

@@ -17,7 +17,6 @@ import time
 from flask import Blueprint, Response, abort, current_app, flash, jsonify, redirect, request, stream_with_context, \
     url_for
 
-
 from ...cards.rubric import SCORES
 from ...progress import interviews, live
 from ...progress.interviews import NOTE_RULE, SCORE_RULE, InterviewError
