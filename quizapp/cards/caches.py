@@ -83,6 +83,22 @@ def render_key(card_version: str, piece: str, scenario_key: str, variant: int | 
 TEMPLATES: LRU = LRU(4096)
 
 
+# What a reader may see of a card's stages (``visibility.card_view``): each stage's view and the
+# derivations, for a card's text, a scenario and the stages open. Drawn for every card page,
+# fragment and candidate's state; its texts are the rendered pieces' own (RENDERED), so an entry
+# adds little beyond them.
+VIEWS: LRU = LRU(2048)
+
+
+def view_key(card_version: str, drawn_for: tuple | None, revealed: set[str], in_order: bool,
+             asked: set[str] | None) -> tuple:
+    """The card's text, the scenario the revealed stages are rendered for (the pieces' keys,
+    ``render_key``, without the card and the piece: its key, variant and own flag; None while
+    nothing is revealed or asked), and what decides which stages are open and what they show: the
+    stages revealed, whether they open in order, and the follow-ups asked."""
+    return (card_version, drawn_for, frozenset(revealed), in_order, None if asked is None else frozenset(asked))
+
+
 def template_key(source: str) -> str:
     """A compiled piece depends on its source alone."""
     return source
@@ -125,7 +141,7 @@ def content_key(text: str) -> tuple[str, str | None]:
     return hashlib.sha1(normal.encode()).hexdigest(), match[1]
 
 
-ALL = (COMPUTED, SCENARIOS, RENDERED, TEMPLATES, HTML, ENTRIES, VERDICTS)
+ALL = (COMPUTED, SCENARIOS, RENDERED, VIEWS, TEMPLATES, HTML, ENTRIES, VERDICTS)
 
 
 def clear_all() -> None:

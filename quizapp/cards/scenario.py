@@ -49,6 +49,8 @@ class Scenario:
     held: list[str] = field(default_factory=list)  # what stays fixed, in words
     pool_rule_asked: str | None = None  # ?pool_rule=, kept in the URL
     stated_pool_tokens: int | None = None  # the measured pool in tokens this pool keeps the bytes of
+    # Every name, worked out on the first render (a kept scenario renders every piece of its card).
+    _names: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def own(self) -> bool:
@@ -84,9 +86,17 @@ class Scenario:
         """The GPU as prose names it: 'L4', 'H100 80GB HBM3', 'RTX 4090' (never a catalog id)."""
         return gpu_prose_name(self.inputs.gpu) if self.inputs.gpu else None
 
-    def context(self) -> dict:
+    def context(self, wanted: frozenset[str] | None = None) -> dict:
         """The names a card's expressions see: every input, every derived value, and the names
-        prose branches on (AUTHORING.md, "Names for prose")."""
+        prose branches on (AUTHORING.md, "Names for prose"); only those ``wanted`` when given (a
+        piece's: Jinja copies every name it is given into each render's context)."""
+        if self._names is None:
+            self._names = self._all_names()
+        if wanted is None:
+            return dict(self._names)
+        return {name: self._names[name] for name in wanted if name in self._names}
+
+    def _all_names(self) -> dict:
         names = {k: v for k, v in vars(self.inputs).items() if v is not None}
         names.pop("config", None)
         names.update({name: q.value for name, q in self.result.values.items()})

@@ -6,10 +6,11 @@ an unrevealed stage is in no response at all (not hidden, absent).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..calc import VALUES
+from .caches import VIEWS, view_key
 from .template.render import render_piece
 from .stage_order import available_stages, needed_name, needs, opens_next, shown_stages
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from .scenario import Scenario
 
 
-@dataclass
+@dataclass(frozen=True)  # kept (caches.VIEWS) and shared by every reader in its state
 class StageView:
     name: str
     label: str  # the reveal button's words
@@ -30,7 +31,7 @@ class StageView:
     level: str | None = None  # follow-ups
     level_label: str | None = None
     question_html: str | None = None  # a follow-up's question, once the full answer is out
-    items: list[tuple[str, str]] = field(default_factory=list)  # wrong answers: (answer, why)
+    items: tuple[tuple[str, str], ...] = ()  # wrong answers: (answer, why)
 
 
 @dataclass
@@ -38,8 +39,9 @@ class CardView:
     card: Card
     scenario: Scenario
     question_html: str
-    stages: list[StageView]
-    derivations: list[dict]  # for values that revealed stages use
+    stages: tuple[StageView, ...]
+    derivations: tuple[dict, ...]  # for values that revealed stages use
+    key: tuple = ()  # what decides the rest (caches.view_key): for a cache of what is drawn from it
 
     def stage(self, name: str) -> StageView | None:
         return next((s for s in self.stages if s.name == name), None)
@@ -66,6 +68,18 @@ def card_view(card: Card, scenario: Scenario, revealed: set[str], in_order: bool
     they revealed are shown, and, for the candidate's screen (``asked``), a follow-up's question
     only once they asked it (or revealed its expected answer).
     """
+    question_html = render_piece(card, "question", scenario).html
+    # Until a stage is revealed or asked, no stage shows the scenario's text: the stages are one
+    # drawing for every scenario of the card (and so is all that is drawn from them).
+    drawn_for = (scenario.key, scenario.variant, scenario.own) if revealed or asked else None
+    key = view_key(card.version, drawn_for, revealed, in_order, asked)
+    stages, derivations = VIEWS.get_or_make(key, lambda: _draw(card, scenario, revealed, in_order, asked))
+    return CardView(card, scenario, question_html, stages, derivations, key)
+
+
+def _draw(card: Card, scenario: Scenario, revealed: set[str], in_order: bool,
+          asked: set[str] | None) -> tuple[tuple[StageView, ...], tuple[dict, ...]]:
+    """The stages' views and the derivations of a card view."""
     if in_order:
         revealed = shown_stages(card, revealed)
         available = set(available_stages(card, revealed))
@@ -73,31 +87,31 @@ def card_view(card: Card, scenario: Scenario, revealed: set[str], in_order: bool
         available = {s.name for s in card.stages if s.name not in revealed and needs(s.name) in revealed}
     used_names: set[str] = set()
     others: list[tuple[str, str, str]] = []
-    question = render_piece(card, "question", scenario)
     stages = []
     follow_ups = {f"followup-{f.number}": f for f in card.follow_ups}
     for stage in card.stages:
-        view = StageView(stage.name, stage.label, stage.name in revealed, stage.name in available,
-                         opens=opens_next(card, stage.name))
-        if not (view.revealed or view.available):
-            view.waits_for = needed_name(stage.name)
+        shown, may_open = stage.name in revealed, stage.name in available
+        fields = {}
+        if not (shown or may_open):
+            fields["waits_for"] = needed_name(stage.name)
         follow_up = follow_ups.get(stage.name)
         if follow_up:
-            view.level, view.level_label = follow_up.level, follow_up.label
-            opens = view.revealed or (view.available if asked is None else stage.name in asked)
+            fields["level"], fields["level_label"] = follow_up.level, follow_up.label
+            opens = shown or (may_open if asked is None else stage.name in asked)
             if opens:  # with the full answer; on a candidate's screen, once asked
-                view.question_html = render_piece(card, follow_up.question, scenario).html
-        if view.revealed:
+                fields["question_html"] = render_piece(card, follow_up.question, scenario).html
+        if shown:
             rendered = [render_piece(card, key, scenario) for key in stage.pieces]
             for piece in rendered:
                 used_names |= piece.names
                 others.extend(piece.others)
             if stage.name == "wrong":
-                view.items = [(rendered[i].html, rendered[i + 1].html) for i in range(0, len(rendered), 2)]
+                fields["items"] = tuple((rendered[i].html, rendered[i + 1].html) for i in range(0, len(rendered), 2))
             else:
-                view.html = "".join(piece.html for piece in rendered)
-        stages.append(view)
-    return CardView(card, scenario, question.html, stages, _derivations(scenario, used_names, others))
+                fields["html"] = "".join(piece.html for piece in rendered)
+        stages.append(StageView(stage.name, stage.label, shown, may_open, opens=opens_next(card, stage.name),
+                                **fields))
+    return tuple(stages), tuple(_derivations(scenario, used_names, others))
 
 
 def _derivations(scenario: Scenario, names: set[str], others: list[tuple[str, str, str]]) -> list[dict]:

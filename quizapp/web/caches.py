@@ -62,6 +62,23 @@ def stage_key(page, s) -> tuple:
             s.question_html, s.name == page.view.next_stage, page.attempt.marks.get(s.name), answer)
 
 
+# A card page's every stage (card_page.kept_stages), by name, for the reader's state: the same
+# drawings as ``stages`` keeps, found with one key instead of a dozen. A few hundred bytes each
+# beyond the drawings it shares.
+STAGE_SETS_KEPT = 2048
+stage_sets: LRU[dict[str, str]] = LRU(STAGE_SETS_KEPT)
+
+
+def stage_set_key(page, own_short: bool) -> tuple:
+    """What decides every stage's section of a page (each as ``stage_key``): the card's view (its
+    key holds the card's text, the scenario and the stages open), the card's file and where the app
+    is mounted, the reader's marks on follow-ups, and a blank answer box unless the short answer
+    is drawn for the reader alone (``own_short``: then it is not in the set)."""
+    card = page.card
+    return (page.view.key, card.path, card.mtime, card.id, request.script_root,
+            tuple(sorted(page.attempt.marks.items())), None if own_short else blank_answer_key(page.answer))
+
+
 def blank_answer_key(answer: dict) -> tuple:
     """What an answer box with nothing typed shows (``answer_box.answer_view``): whether it asks
     for a number, the unit, and its steps' fields, labels and units."""
@@ -169,7 +186,7 @@ def listing_key(bank) -> tuple:
     return (id(bank.cards), id(bank.diagnostics))
 
 
-ALL = (panels, values, stages, page_parts, control_rows, bank_cards, standing_lines, topic_tiles, filter_options, listings)
+ALL = (panels, values, stages, stage_sets, page_parts, control_rows, bank_cards, standing_lines, topic_tiles, filter_options, listings)
 
 
 def clear() -> None:

@@ -69,3 +69,18 @@ def test_a_query_s_scenario_is_resolved_once_and_a_refused_query_is_refused_ever
             scenario_from_query(card, {"kv_cache_dtype": "fp8"})
         assert refused.value.field == "kv_cache_dtype"
     assert len(caches.SCENARIOS) == 4  # "1024" from a URL and 1024 from a caller are asked apart
+
+
+def test_a_card_s_stages_are_one_view_for_every_scenario_until_one_is_revealed(write_card):
+    """Until a stage is revealed no stage shows the scenario's text, so every scenario of a card
+    shares one view of its stages; its question is still each scenario's own. Once the short answer
+    is revealed, it is each scenario's: 24,096 tokens are 1,506 blocks of 16, and a user of 512 + 128
+    tokens holds 40, so ⌊(1,506 − 1) ÷ 40⌋ = 37 users; twice the pool, ⌊(3,012 − 1) ÷ 40⌋ = 75."""
+    card = Bank(write_card().parent).refresh().get("tiny")
+    own, bigger, llama = (scenario_from_query(card, query) for query in
+                          ({}, {"pool_tokens": "48192"}, {"variant": "0"}))
+    views = [card_view(card, scenario, set()) for scenario in (own, bigger, llama)]
+    assert views[1].stages is views[0].stages and views[2].stages is views[0].stages
+    assert "Qwen/Qwen3-8B" in views[0].question_html and "Llama-3.1-8B" in views[2].question_html
+    assert [card_view(card, scenario, {"short"}).stage("short").html for scenario in (own, bigger)] == [
+        "<p>37 users.</p>", "<p>75 users.</p>"]

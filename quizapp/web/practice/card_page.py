@@ -53,6 +53,23 @@ class CardPage:
     def stage_html(self, s) -> Markup:
         return stage_html(self, s)
 
+    @property
+    def stages_html(self) -> Markup:
+        return stages_html(self)
+
+    # The page's macros are called from here rather than imported by its template: Jinja's import
+    # compares the two templates' globals on every render (15 µs with the app's 17, a tenth of a
+    # kept page's template time).
+    @property
+    def error_notice(self) -> Markup:
+        """Why the asked scenario is not the one shown (a hidden box the script fills when none)."""
+        return _parts().scenario_error(self.error)
+
+    @property
+    def grade_html(self) -> Markup:
+        """The grade step: its buttons once the full answer is shown."""
+        return _parts().grade_step(self)
+
     @cached_property
     def csrf(self) -> str:
         """The session's CSRF token, for every form of the page."""
@@ -150,16 +167,45 @@ def page_for(card, scenario, error, revealed: list[str] | None = None, attempt=N
 def stage_html(page: CardPage, s) -> Markup:
     """One stage's section. It is the same for every reader of the card in that scenario who
     has the same stages open (and the same mark on a follow-up), but for its forms' tokens: it is
-    drawn once per ``caches.stage_key`` with marks in their place, and each request puts in its
-    own (a card page draws a dozen stages: most of its time). The short answer holding what the
-    reader typed, or its verdict, is drawn for them alone, and so is the author's preview."""
-    if page.preview or (s.name == "short" and not _blank(page.answer)):
+    drawn once with marks in their place (``kept_stages``), and each request puts in its own. The
+    short answer holding what the reader typed, or its verdict, is drawn for them alone, and so
+    is the author's preview."""
+    if _own_drawing(page, s):
         return _parts().stage(page.card, s, page.query, page.attempt, page.preview, page.answer,
                               page.view.next_stage)
-    drawn = caches.stages.get_or_make(caches.stage_key(page, s), lambda: str(_parts().stage(
-        page.card, s, caches.QUERY_MARK, page.attempt, False, page.answer, page.view.next_stage,
-        csrf=caches.CSRF_MARK, event_id=caches.EVENT_ID_MARK)))
-    return with_tokens(drawn, page.csrf, page.query)
+    return with_tokens(kept_stages(page)[s.name], page.csrf, page.query)
+
+
+def stages_html(page: CardPage) -> Markup:
+    """Every stage's section as the card page shows them, the follow-ups under their heading: a
+    card page draws a dozen stages, most of its time, so the kept drawings take their tokens at once."""
+    if page.preview or not _blank(page.answer):
+        return Markup("".join(_placed(s.name, stage_html(page, s)) for s in page.view.stages))
+    kept = kept_stages(page)
+    return with_tokens("".join(_placed(s.name, kept[s.name]) for s in page.view.stages), page.csrf, page.query)
+
+
+def _placed(name: str, section: str) -> str:
+    heading = '<h2 id="followups-heading" class="stage-title">Follow-ups</h2>' if name == "followup-1" else ""
+    return f"{heading}\n        {section}"
+
+
+def _own_drawing(page: CardPage, s) -> bool:
+    return page.preview or (s.name == "short" and not _blank(page.answer))
+
+
+def kept_stages(page: CardPage) -> dict[str, str]:
+    """The page's stages drawn with marks where their forms' query, CSRF token and event ids go,
+    by name, but for those drawn for the reader alone (``_own_drawing``). Kept for the page's
+    state (``caches.stage_set_key``), each stage kept on its own too (``caches.stage_key``): a
+    scenario new to the page changes only its revealed stages."""
+    def draw(s) -> str:
+        return caches.stages.get_or_make(caches.stage_key(page, s), lambda: str(_parts().stage(
+            page.card, s, caches.QUERY_MARK, page.attempt, False, page.answer, page.view.next_stage,
+            csrf=caches.CSRF_MARK, event_id=caches.EVENT_ID_MARK)))
+    own_short = not _blank(page.answer)
+    return caches.stage_sets.get_or_make(caches.stage_set_key(page, own_short), lambda: {
+        s.name: draw(s) for s in page.view.stages if not _own_drawing(page, s)})
 
 
 def _blank(answer: dict) -> bool:
@@ -206,13 +252,12 @@ def fragment_json(page: CardPage, focus: str | None = None) -> dict:
     """The parts of the page that change, for the script to put in place: the same macros render
     them as render the page."""
     view, card = page.view, page.card
-    render = _parts()
     return {
         "url": card_url(card, page.scenario),
         "query": page.query,
         "question": view.question_html,
         "stages": {s.name: stage_html(page, s) for s in view.stages},
-        "grade": render.grade_step(page),
+        "grade": page.grade_html,
         "revealed": [s.name for s in view.stages if s.revealed],
         "derivations": page.derivations_html,
         "held": page.held_html,
@@ -221,7 +266,7 @@ def fragment_json(page: CardPage, focus: str | None = None) -> dict:
         "variant": page.scenario.variant,  # what the calculator's form keeps (None: the card's own)
         "next_variant_url": page.next_variant_url,
         "error": error_json(page.error),
-        "notice": render.scenario_error(page.error),
+        "notice": page.error_notice,
         "focus": focus,
         "announce": _announcement(page),
     }
