@@ -71,7 +71,8 @@ stage_sets: LRU[dict[str, str]] = LRU(STAGE_SETS_KEPT)
 
 def stage_set_key(page, own_short: bool) -> tuple:
     """What decides every stage's section of a page (each as ``stage_key``): the card's view (its
-    key holds the card's text, the scenario and the stages open), the card's file and where the app
+    key holds the card's text, the stages open and, once a stage shows its text, the scenario:
+    ``cards.caches.view_key``), the card's file and where the app
     is mounted, the reader's marks on follow-ups, and a blank answer box unless the short answer
     is drawn for the reader alone (``own_short``: then it is not in the set)."""
     card = page.card

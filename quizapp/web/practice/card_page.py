@@ -170,10 +170,19 @@ def stage_html(page: CardPage, s) -> Markup:
     drawn once with marks in their place (``kept_stages``), and each request puts in its own. The
     short answer holding what the reader typed, or its verdict, is drawn for them alone, and so
     is the author's preview."""
-    if _own_drawing(page, s):
-        return _parts().stage(page.card, s, page.query, page.attempt, page.preview, page.answer,
-                              page.view.next_stage)
-    return with_tokens(kept_stages(page)[s.name], page.csrf, page.query)
+    return _own_stage(page, s) if _own_drawing(page, s) else with_tokens(kept_stages(page)[s.name], page.csrf,
+                                                                          page.query)
+
+
+def stage_sections(page: CardPage) -> dict[str, Markup]:
+    """Every stage's section (``stage_html``) by name, the kept ones found at once."""
+    kept = kept_stages(page)
+    return {s.name: _own_stage(page, s) if _own_drawing(page, s) else with_tokens(kept[s.name], page.csrf, page.query)
+            for s in page.view.stages}
+
+
+def _own_stage(page: CardPage, s) -> Markup:
+    return _parts().stage(page.card, s, page.query, page.attempt, page.preview, page.answer, page.view.next_stage)
 
 
 def stages_html(page: CardPage) -> Markup:
@@ -256,7 +265,7 @@ def fragment_json(page: CardPage, focus: str | None = None) -> dict:
         "url": card_url(card, page.scenario),
         "query": page.query,
         "question": view.question_html,
-        "stages": {s.name: stage_html(page, s) for s in view.stages},
+        "stages": stage_sections(page),
         "grade": page.grade_html,
         "revealed": [s.name for s in view.stages if s.revealed],
         "derivations": page.derivations_html,

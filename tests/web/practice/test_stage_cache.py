@@ -10,6 +10,7 @@ import shutil
 import pytest
 
 from quizapp import create_app
+from quizapp.cards import caches as card_caches
 from quizapp.web import caches
 
 from tests.web.conftest import QUESTIONS_DIR, BrowserClient, Reader
@@ -33,7 +34,8 @@ def empty_caches():
     caches.clear()
 
 
-KEPT = [(caches.stages, caches.STAGES_KEPT), (caches.page_parts, caches.PAGE_PARTS_KEPT)]
+KEPT = [(caches.stages, caches.STAGES_KEPT), (caches.stage_sets, caches.STAGE_SETS_KEPT),
+        (caches.page_parts, caches.PAGE_PARTS_KEPT), (card_caches.VIEWS, card_caches.VIEWS.limit)]
 
 
 def drawn_without_cache(monkeypatch, reader: Reader, query: str = "") -> str:
@@ -58,6 +60,7 @@ def test_kept_stages_are_the_stages_drawn_afresh_but_for_their_tokens(client, re
     reader.open("?kv_cache_dtype=fp8")
     kept = sections(reader.open("?kv_cache_dtype=fp8").text)
     assert len(caches.stages) >= len(kept) >= 6  # every stage, the short answer's blank box too
+    assert len(caches.stage_sets) == 1  # the second visit found them with one key
     assert kept.keys() == fresh.keys()
     assert {k: without_tokens(v) for k, v in kept.items()} == {k: without_tokens(v) for k, v in fresh.items()}
 
