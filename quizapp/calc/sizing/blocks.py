@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from typing import TYPE_CHECKING
 
+from ...lru import per_object
 from ..hardware.catalog import load_gpu
 from ..errors import CalcError
 from ..model.layout import Layout, LayerSpec
@@ -67,6 +68,10 @@ class BlockPlan:
         return ", ".join(parts)
 
 
+# Kept per layout (a kept one is one object per catalog model, KV dtype and TP) and release: every
+# pool, context or batch of a model groups its layers alike, and hashing each layer's spec to
+# bucket them cost more than the rest of the block accounting.
+@per_object(512)
 def plan_blocks(layout: Layout, block_size: int, rules: VllmRules,
                 disable_hybrid_kv_cache_manager: bool = False, cache: MambaCache = MambaCache()) -> BlockPlan:
     """vLLM's KV cache groups for these layers; ``cache`` is how the mamba layers cache (``prefix_caching.py``)."""

@@ -3,8 +3,10 @@ scenario's weight format, and the parameters one token computes with."""
 
 from __future__ import annotations
 
+from ...lru import per_object
 from .. import fmt
 from ..errors import CalcError
+from ..model.config import ModelConfig, kept_model
 from ..model.formats import model_format
 from ..model.layout import model_dtype
 from ..model.parts import active_parameters, expert_ranks, part_bytes, tied, top_k
@@ -20,31 +22,43 @@ PART_VALUES = (("embeddings", "embeddings_bytes", "embed_tokens"),
 
 def weight_parts(result: Result) -> bool:
     """Adds the per-part bytes and active_parameters; False when the model's weights cannot be counted."""
-    model, inputs = result.model, result.inputs
+    inputs = result.inputs
     try:
-        weight_format = model_format(model, inputs.weights_dtype)
-        parts = part_bytes(model, weight_format)
-        active = active_parameters(model)
+        rows = part_rows(result.model, inputs.weights_dtype, inputs.tensor_parallel_size, inputs.data_parallel_size,
+                         result.get("num_parameters"))
     except CalcError as error:
         result.notes.append(f"weights by part and time bounds not counted: {error.message}")
         return False
-    tp = inputs.tensor_parallel_size
-    experts_over = expert_ranks(model, tp, inputs.data_parallel_size)
+    for row in rows:
+        result.add(*row)
+    return True
+
+
+# Kept per catalog model: every pool, context or batch of a model in a weight format and a parallel
+# layout weighs the same, and counting the parts was a tenth of a new scenario's calculation.
+@per_object(512, keep=kept_model)
+def part_rows(model: ModelConfig, weights_dtype: str, tp: int, dp: int, total: int | None) -> tuple[tuple, ...]:
+    """The values ``weight_parts`` adds, as ``Result.add``'s arguments; raises CalcError when the
+    weights cannot be counted. ``total``: the model's parameters (num_parameters)."""
+    weight_format = model_format(model, weights_dtype)
+    parts = part_bytes(model, weight_format)
+    active = active_parameters(model)
+    experts_over = expert_ranks(model, tp, dp)
+    rows = []
     for part, name, words in PART_VALUES:
         params, size = parts[part]
         ranks = experts_over if part == "experts" else tp
         per_gpu = round(size / ranks)
-        result.add(name, per_gpu, "B", fmt.gib(per_gpu),
-                   _part_words(model, part, words, params, size, ranks, weight_format.name, ranks > tp))
-    total = result.get("num_parameters")
+        rows.append((name, per_gpu, "B", fmt.gib(per_gpu),
+                     _part_words(model, part, words, params, size, ranks, weight_format.name, ranks > tp)))
     if num_experts(model):
         k, experts, routed = top_k(model), num_experts(model), parts["experts"][0]
         words = (f"{total:,} − {routed:,} + {routed:,} × {k} ÷ {experts} = {active:,} parameters: all but the "
                  f"{routed:,} in routed experts, and {k} of every {experts} of those per token")
     else:
         words = f"a dense model: every token computes with all {active:,} parameters"
-    result.add("active_parameters", active, "parameters", f"{active / 1e9:.2f} B", words)
-    return True
+    rows.append(("active_parameters", active, "parameters", f"{active / 1e9:.2f} B", words))
+    return tuple(rows)
 
 
 def _part_words(model, part, words, params, size, ranks, fmt_name, spread) -> str:

@@ -3,6 +3,7 @@ follow, and the batch where the step turns from memory-bound to compute-bound.""
 
 from __future__ import annotations
 
+from ...lru import per_object
 from .. import fmt
 from ..hardware.specs import gpu_specs
 from ..model.tensors import EXPERT_WEIGHT, LINEAR_WEIGHT, PLAIN
@@ -62,7 +63,8 @@ def decode_values(result: Result, work: Work, shape: Shape) -> Step:
                f"{side}-bound" + (", each stage's larger side, summed over the stages a token passes" if staged else "")
                + "; the tensor-parallel all-reduce (tp_all_reduce_seconds) is not in it")
     _speeds(result, work, shape, step)
-    _critical_batch(result, work, shape)
+    knee, words = critical_batch(work, shape.context)
+    result.add("critical_batch", knee, "sequences", f"{knee:,.0f} sequences", words)
     return step
 
 
@@ -133,9 +135,12 @@ def _speeds(result: Result, work: Work, shape: Shape, step: Step) -> None:
                f"so tokens/s tend to {ceiling:,.0f} ({SPEED_BOUND})")
 
 
-def _critical_batch(result: Result, work: Work, shape: Shape) -> None:
+# Kept per work (a kept one is one object per catalog model, GPU and parallel layout) and context:
+# a new pool or batch meets the same crossing, and a mixture of experts finds it by bisection.
+@per_object(512)
+def critical_batch(work: Work, context: int) -> tuple[float, str]:
     """The batch where the step's matrix work takes as long as its weight reads; with the KV reads
-    counted too, where (if ever) the whole step turns compute-bound."""
+    counted too, where (if ever) the whole step turns compute-bound: the batch and its arithmetic."""
     linear = sum(s.linear_seconds for s in work.stages)
 
     def weights_time(b: float) -> float:
@@ -153,16 +158,16 @@ def _critical_batch(result: Result, work: Work, shape: Shape) -> None:
                f"weights' read ({fmt.commas(round(dense))} B ÷ {fmt.bandwidth(work.bandwidth)} = "
                f"{fmt.duration(dense / work.bandwidth)}): B = {fmt.duration(dense / work.bandwidth)} ÷ "
                f"{fmt.duration(linear)} = {knee:,.1f}")
-    kv = sum(kv_read(work, s, shape.context) for s in work.stages) / work.bandwidth
-    attention = sum(attention_flops(work, s, shape.context) for s in work.stages) / work.rates.attention.flops
+    kv = sum(kv_read(work, s, context) for s in work.stages) / work.bandwidth
+    attention = sum(attention_flops(work, s, context) for s in work.stages) / work.rates.attention.flops
     if kv >= linear + attention:
-        tail = (f"; counting the KV reads, decode at {shape.context:,} tokens of context never turns compute-bound: "
+        tail = (f"; counting the KV reads, decode at {context:,} tokens of context never turns compute-bound: "
                 f"each sequence's KV read ({fmt.duration(kv)}) outlasts its compute ({fmt.duration(linear + attention)})")
     else:
         whole = (_crossing(lambda b: b * (linear + attention) - weights_time(b) - b * kv) if work.experts
                  else dense / work.bandwidth / (linear + attention - kv))
-        tail = f"; counting the KV reads at {shape.context:,} tokens of context and attention, at B = {whole:,.1f}"
-    result.add("critical_batch", knee, "sequences", f"{knee:,.0f} sequences", how + tail)
+        tail = f"; counting the KV reads at {context:,} tokens of context and attention, at B = {whole:,.1f}"
+    return knee, how + tail
 
 
 def _crossing(gap) -> float:

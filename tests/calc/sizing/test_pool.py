@@ -82,3 +82,13 @@ def test_a_user_needs_a_prompt_that_fits_max_model_len(data):
     with pytest.raises(CalcError) as error:
         calculate({"model": QWEN3_8B, **data})
     assert error.value.field == "prompt_tokens"
+
+
+def test_the_kept_block_plan_follows_the_block_size():
+    """A model's block plan is kept per layout (quizapp.lru.per_object): asked in turns at block sizes
+    16 and 32, each gets its own. Qwen3-8B stores 36 layers × 8 KV heads × 128 dims × 2 (K and V)
+    × 2 bytes = 147,456 B per token, so a block of 16 tokens is 2,359,296 B and one of 32 twice that."""
+    for _ in range(2):
+        for block_size in (16, 32):
+            result = calculate({"model": "Qwen/Qwen3-8B", "block_size": block_size, "pool_tokens": 20_000})
+            assert result["bytes_per_block"] == 147_456 * block_size

@@ -186,3 +186,25 @@ def test_the_kept_work_per_step_follows_the_gpu_the_dtype_and_the_pool():
                         "pool_tokens": pool})
         assert l4["decode_weight_bytes"] == pytest.approx(awq, abs=2)
         assert l4["compute_dtype"] == "bf16" and hopper["compute_dtype"] == "fp8"
+
+
+def test_the_kept_weight_parts_follow_the_format_and_the_parallel_layout():
+    """The weights by part are kept per model (quizapp.lru.per_object): asked in turns in two weight
+    formats and at two TP sizes, each answer is its own (Llama-3.1-8B's MLP by hand: 32 layers of
+    gate, up and down projections, 4,096 × 14,336 each, 2 bytes in BF16 and 1 in FP8)."""
+    mlp = 32 * 3 * 4096 * 14336
+    for _ in range(2):
+        for dtype, tp, per_param in (("auto", 1, 2), ("fp8", 1, 1), ("auto", 2, 2)):
+            result = calculate({"model": "meta-llama/Llama-3.1-8B-Instruct", "weights_dtype": dtype,
+                                "tensor_parallel_size": tp, "pool_tokens": 20_000})
+            assert result["mlp_bytes"] == mlp * per_param // tp
+
+
+def test_the_kept_critical_batch_follows_the_context():
+    """The critical batch is kept per work and context: asked in turns at two prompt lengths, its
+    words name each one's context (a request of 2 output tokens decodes once, at prompt + 1)."""
+    for _ in range(2):
+        for prompt in (1000, 3000):
+            result = calculate({"model": "meta-llama/Llama-3.1-8B-Instruct", "gpu": "H100-80GB-SXM",
+                                "pool_tokens": 20_000, "prompt_tokens": prompt, "output_tokens": 2})
+            assert f"at {prompt + 1:,} tokens of context" in result.values["critical_batch"].derivation
