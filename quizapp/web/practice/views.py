@@ -57,9 +57,12 @@ def begin_attempt(card, scenario) -> events.Attempt:
         session.pop(PENDING_OPEN)
         # Its id comes from the look itself: a cookie sent again from before the pop (a second
         # tab, a replaying client) finds it stored, instead of adding an open in the past, which
-        # would make the attempt be rebuilt from all its events on every request.
-        record(card, "open", scenario, at=parse_iso(pending["at"]),
-               event_id=f"open-{uuid.uuid5(uuid.NAMESPACE_URL, card.id + '|' + pending['at']).hex}")
+        # would make the attempt be rebuilt from all its events on every request. Found stored, it
+        # is not recorded again: that needs no write turn, and a replay from another scenario's
+        # page is no conflicting event.
+        open_id = f"open-{uuid.uuid5(uuid.NAMESPACE_URL, card.id + '|' + pending['at']).hex}"
+        if not events.is_stored(get_db(), learner_id(), open_id):
+            record(card, "open", scenario, at=parse_iso(pending["at"]), event_id=open_id)
     return events.current_attempt(get_db(), learner_id(), card.id)
 
 

@@ -224,3 +224,16 @@ def test_a_first_look_replayed_from_an_old_cookie_is_stored_once(client, reader,
     kinds = [row["kind"] for row in client.get("/me/export").get_json()["events"]]
     assert kinds.count("open") == 1 and kinds.count("reveal") == 3
     assert rebuilt == []
+
+
+def test_a_first_look_replayed_from_another_scenarios_page_is_no_conflict(client, reader):
+    """The old cookie sent again from a page of another scenario (a second tab with fp8 KV): the open
+    it holds is stored already, so the reveal is stored and the open is not recorded again (as an
+    event of another scenario, it would conflict with the stored one)."""
+    reader.open()
+    before_reveal = client.get_cookie("session").value
+    assert reader.reveal("short").status_code == 200
+    client.set_cookie("session", before_reveal)
+    assert reader.reveal("full", "?kv_cache_dtype=fp8").status_code == 200
+    kinds = [row["kind"] for row in client.get("/me/export").get_json()["events"]]
+    assert kinds.count("open") == 1 and kinds.count("reveal") == 2
