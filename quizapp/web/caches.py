@@ -40,7 +40,7 @@ def values_key(card, scenario) -> tuple:
 
 
 # A card stage's section, drawn with these marks where its forms' query, CSRF token and event ids
-# go (card_page.stage_html): random, so no card text can hold them. An unrevealed stage is one
+# go (card_page.stage_sections): random, so no card text can hold them. An unrevealed stage is one
 # drawing for every scenario of the card. A card page draws a dozen stages, most of its time; a
 # short answer holding what one reader typed is not kept.
 STAGES_KEPT = 4096

@@ -50,9 +50,6 @@ class CardPage:
         """The scenario's query string: what a reveal's form and a reload carry."""
         return urlencode(self.scenario.query())
 
-    def stage_html(self, s) -> Markup:
-        return stage_html(self, s)
-
     @property
     def stages_html(self) -> Markup:
         return stages_html(self)
@@ -164,18 +161,12 @@ def page_for(card, scenario, error, revealed: list[str] | None = None, attempt=N
                     practice=practice_session.position(card.id), grades=grades, preview=preview)
 
 
-def stage_html(page: CardPage, s) -> Markup:
-    """One stage's section. It is the same for every reader of the card in that scenario who
-    has the same stages open (and the same mark on a follow-up), but for its forms' tokens: it is
-    drawn once with marks in their place (``kept_stages``), and each request puts in its own. The
-    short answer holding what the reader typed, or its verdict, is drawn for them alone, and so
-    is the author's preview."""
-    return _own_stage(page, s) if _own_drawing(page, s) else with_tokens(kept_stages(page)[s.name], page.csrf,
-                                                                          page.query)
-
-
 def stage_sections(page: CardPage) -> dict[str, Markup]:
-    """Every stage's section (``stage_html``) by name, the kept ones found at once."""
+    """Every stage's section, by name. A section is the same for every reader of the card in that
+    scenario who has the same stages open (and the same mark on a follow-up), but for its forms'
+    tokens: it is drawn once with marks in their place (``kept_stages``), and each request puts in
+    its own. The short answer holding what the reader typed, or its verdict, is drawn for them
+    alone, and so is the author's preview."""
     kept = kept_stages(page)
     return {s.name: _own_stage(page, s) if _own_drawing(page, s) else with_tokens(kept[s.name], page.csrf, page.query)
             for s in page.view.stages}
@@ -189,7 +180,7 @@ def stages_html(page: CardPage) -> Markup:
     """Every stage's section as the card page shows them, the follow-ups under their heading: a
     card page draws a dozen stages, most of its time, so the kept drawings take their tokens at once."""
     if page.preview or not _blank(page.answer):
-        return Markup("".join(_placed(s.name, stage_html(page, s)) for s in page.view.stages))
+        return Markup("".join(_placed(name, section) for name, section in stage_sections(page).items()))
     kept = kept_stages(page)
     return with_tokens("".join(_placed(s.name, kept[s.name]) for s in page.view.stages), page.csrf, page.query)
 

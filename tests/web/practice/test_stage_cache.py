@@ -1,5 +1,5 @@
 """A stage is drawn once per card version, scenario and what the reader has open, and each page
-puts its own CSRF token and event ids in its forms (quizapp.web.practice.card_page.stage_html);
+puts its own CSRF token and event ids in its forms (quizapp.web.practice.card_page.stage_sections);
 the pieces beside the stages are drawn once per what they show (CardPage.held_html …). What one
 reader typed is never kept, and no reader's page shows another's answer or marks."""
 
